@@ -1,0 +1,35 @@
+# frozen_string_literal: true
+
+module FastRandom
+  # Points OpenSSL::Random.random_bytes at fast_random's generators once
+  # jruby-openssl is loaded, whether that happens before or after fast_random.
+  # fast_random never loads openssl itself: while OpenSSL::Random is not
+  # defined, every require checks for it afterwards (one constant lookup).
+  module OpenSSLHook
+    def self.install
+      return true if @installed
+      return false unless defined?(::OpenSSL::Random)
+
+      OpenSSLRandomMethods.prepend_to(::OpenSSL::Random)
+      @installed = true
+    end
+
+    def self.installed?
+      @installed == true
+    end
+
+    # Prepended to Kernel (and its singleton, for Kernel.require).
+    module Require
+      def require(feature)
+        loaded = super
+        OpenSSLHook.install unless OpenSSLHook.installed?
+        loaded
+      end
+    end
+  end
+end
+
+unless FastRandom::OpenSSLHook.install
+  Kernel.prepend(FastRandom::OpenSSLHook::Require)
+  Kernel.singleton_class.prepend(FastRandom::OpenSSLHook::Require)
+end

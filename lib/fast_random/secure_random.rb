@@ -1,0 +1,29 @@
+# frozen_string_literal: true
+
+module FastRandom
+  # The methods fast_random puts in front of SecureRandom's own. Most are
+  # Java (bytes, gen_random, random_bytes, hex, base64, urlsafe_base64, uuid,
+  # uuid_v4, random_number, rand); the two below take keywords, so their
+  # signatures are Ruby's and their work is Java's.
+  module SecureRandomMethods
+    DEFAULT_ALPHANUMERIC = Random::Formatter::ALPHANUMERIC.dup.freeze
+    Generator.default_alphanumeric = DEFAULT_ALPHANUMERIC
+
+    def uuid_v7(extra_timestamp_bits: 0)
+      Generator.uuid_v7(Integer(extra_timestamp_bits))
+    end
+
+    def alphanumeric(n = nil, chars: DEFAULT_ALPHANUMERIC)
+      n = 16 if n.nil?
+      if Integer === n && Array === chars
+        Generator.choose(chars, n)
+      else
+        # MRI's own algorithm (Random::Formatter#choose) for other argument
+        # types, so they convert and fail exactly as on MRI.
+        choose(chars, n)
+      end
+    end
+  end
+end
+
+FastRandom::SecureRandomMethods.prepend_to(SecureRandom)

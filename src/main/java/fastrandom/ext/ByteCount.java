@@ -1,0 +1,57 @@
+package fastrandom.ext;
+
+import java.math.BigInteger;
+
+import org.jruby.RubyBignum;
+import org.jruby.RubyFixnum;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+/**
+ * Turns an Integer byte count into a Java array length, raising what MRI
+ * raises for the same count (Random.urandom's conversions), never letting a
+ * Java OutOfMemoryError or NegativeArraySizeException through.
+ */
+final class ByteCount {
+    /** The largest array the JVM reliably allocates. */
+    static final int MAX = Integer.MAX_VALUE - 8;
+    private static final BigInteger TWO_TO_64 = BigInteger.ONE.shiftLeft(64);
+
+    private ByteCount() {}
+
+    static boolean isInteger(IRubyObject n) {
+        return n instanceof RubyFixnum || n instanceof RubyBignum;
+    }
+
+    /** {@code n} must be a Fixnum or Bignum. */
+    static int of(ThreadContext context, IRubyObject n) {
+        if (n instanceof RubyFixnum) {
+            long count = ((RubyFixnum) n).getLongValue();
+            if (count < 0) throw negative(context);
+            if (count > MAX) throw tooLarge(context);
+            return (int) count;
+        }
+        BigInteger count = ((RubyBignum) n).getValue();
+        if (count.abs().compareTo(TWO_TO_64) >= 0) {
+            throw context.runtime.newRangeError("bignum too big to convert into " + Messages.quote("unsigned long"));
+        }
+        throw negative(context); // 2**63...2**64 wraps negative in MRI's conversion
+    }
+
+    /** Allocates the array for a count, turning memory exhaustion into NoMemoryError. */
+    static byte[] allocate(ThreadContext context, int count) {
+        try {
+            return new byte[count];
+        } catch (OutOfMemoryError e) {
+            throw tooLarge(context);
+        }
+    }
+
+    private static RuntimeException negative(ThreadContext context) {
+        return context.runtime.newArgumentError("negative string size (or size too big)");
+    }
+
+    private static RuntimeException tooLarge(ThreadContext context) {
+        return context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
+    }
+}

@@ -1,0 +1,128 @@
+package fastrandom.ext;
+
+import org.jruby.Ruby;
+import org.jruby.RubyArray;
+import org.jruby.RubyFixnum;
+import org.jruby.RubyHash;
+import org.jruby.RubyModule;
+import org.jruby.RubyString;
+import org.jruby.anno.JRubyMethod;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.random.BufferedDrbg;
+import fastrandom.random.ThreadGenerators;
+import fastrandom.text.Alphabet;
+import fastrandom.uuid.Uuids;
+
+/**
+ * {@code FastRandom::Generator}: the generator's controls and the Java halves
+ * of the methods whose Ruby signatures take keywords (lib/fast_random defines
+ * those signatures, so keyword errors are Ruby's own).
+ */
+public final class GeneratorModule {
+    private static volatile Alphabet alphanumeric;
+    private static volatile IRubyObject alphanumericChars;
+
+    private GeneratorModule() {}
+
+    static RubyModule define(Ruby runtime, RubyModule fastRandom) {
+        RubyModule generator = runtime.defineModuleUnder("Generator", fastRandom);
+        generator.defineAnnotatedMethods(GeneratorModule.class);
+        return generator;
+    }
+
+    /** uuid_v7 for an Integer number of extra timestamp bits. */
+    @JRubyMethod(name = "uuid_v7", meta = true)
+    public static IRubyObject uuid_v7(ThreadContext context, IRubyObject self, IRubyObject bits) {
+        long extra = bits instanceof RubyFixnum ? ((RubyFixnum) bits).getLongValue() : -1;
+        if (extra < 0 || extra > 12) throw context.runtime.newArgumentError("extra_timestamp_bits must be in 0..12");
+        return Strings.ascii(context.runtime, Uuids.v7(ThreadGenerators.current(), (int) extra));
+    }
+
+    /**
+     * {@code length} characters, each an element of {@code chars} chosen
+     * uniformly. Single-byte ASCII alphabets (the default one among them) are
+     * built in Java; other elements are joined as MRI's choose does.
+     */
+    @JRubyMethod(name = "choose", meta = true)
+    public static IRubyObject choose(ThreadContext context, IRubyObject self, IRubyObject chars, IRubyObject length) {
+        Ruby runtime = context.runtime;
+        RubyArray<?> source = (RubyArray<?>) chars;
+        long n = ((RubyFixnum) length).getLongValue();
+        if (source.getLength() == 0) throw runtime.newArgumentError("chars must not be empty");
+        if (n <= 0) return Strings.ascii(runtime, new byte[0]);
+        if (n > ByteCount.MAX) throw runtime.newRaiseException(runtime.getNoMemoryError(), "failed to allocate memory");
+        BufferedDrbg random = ThreadGenerators.current();
+        Alphabet alphabet = alphabetFor(source);
+        if (alphabet != null) return Strings.ascii(runtime, alphabet.randomString(random, (int) n));
+
+        IRubyObject[] picked = new IRubyObject[(int) n];
+        int size = source.getLength();
+        for (int i = 0; i < picked.length; i++) picked[i] = (IRubyObject) source.eltInternal((int) random.nextLong(size));
+        IRubyObject joined = RubyArray.newArrayNoCopy(runtime, picked).callMethod(context, "join", Strings.ascii(runtime, new byte[0]));
+        return Strings.ascii(runtime, new byte[0]).callMethod(context, "<<", joined);
+    }
+
+    /** Marks the Array that alphanumeric uses by default, so its Alphabet is built once. */
+    @JRubyMethod(name = "default_alphanumeric=", meta = true)
+    public static IRubyObject set_default_alphanumeric(ThreadContext context, IRubyObject self, IRubyObject chars) {
+        alphanumeric = asciiAlphabet((RubyArray<?>) chars);
+        alphanumericChars = chars;
+        return chars;
+    }
+
+    @JRubyMethod(name = "reseed_all", meta = true)
+    public static IRubyObject reseed_all(ThreadContext context, IRubyObject self) {
+        ThreadGenerators.reseedAll();
+        return context.nil;
+    }
+
+    @JRubyMethod(name = "entropy_source", meta = true)
+    public static IRubyObject entropy_source(ThreadContext context, IRubyObject self) {
+        return context.runtime.newString(ThreadGenerators.entropySource().name());
+    }
+
+    /** Process-wide counters: generators created, seeds taken from the OS, bytes generated. */
+    @JRubyMethod(name = "stats", meta = true)
+    public static IRubyObject stats(ThreadContext context, IRubyObject self) {
+        Ruby runtime = context.runtime;
+        RubyHash stats = RubyHash.newHash(runtime);
+        stats.fastASet(runtime.newSymbol("generators"), runtime.newFixnum(ThreadGenerators.generatorsCreated()));
+        stats.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(ThreadGenerators.seedsTaken()));
+        stats.fastASet(runtime.newSymbol("bytes_generated"), runtime.newFixnum(ThreadGenerators.bytesGenerated()));
+        return stats;
+    }
+
+    /** The calling thread's generator: how often it was seeded and a digest of its state (tests). */
+    @JRubyMethod(name = "thread_state", meta = true)
+    public static IRubyObject thread_state(ThreadContext context, IRubyObject self) {
+        Ruby runtime = context.runtime;
+        BufferedDrbg current = ThreadGenerators.current();
+        RubyHash state = RubyHash.newHash(runtime);
+        state.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(current.seeds()));
+        state.fastASet(runtime.newSymbol("fingerprint"), runtime.newFixnum(current.stateFingerprint()));
+        state.fastASet(runtime.newSymbol("bytes_since_seed"), runtime.newFixnum(current.bytesSinceSeed()));
+        return state;
+    }
+
+    private static Alphabet alphabetFor(RubyArray<?> chars) {
+        if (chars == alphanumericChars) return alphanumeric;
+        return asciiAlphabet(chars);
+    }
+
+    /** An Alphabet when every element is a one-byte ASCII String, else null. */
+    private static Alphabet asciiAlphabet(RubyArray<?> chars) {
+        int size = chars.getLength();
+        if (size == 0 || size > 128) return null;
+        byte[] symbols = new byte[size];
+        for (int i = 0; i < size; i++) {
+            Object element = chars.eltInternal(i);
+            if (!(element instanceof RubyString)) return null;
+            org.jruby.util.ByteList bytes = ((RubyString) element).getByteList();
+            if (bytes.getRealSize() != 1 || (bytes.get(0) & 0x80) != 0) return null;
+            symbols[i] = (byte) bytes.get(0);
+        }
+        return new Alphabet(symbols);
+    }
+}

@@ -1,0 +1,154 @@
+package fastrandom.ext;
+
+import java.util.Base64;
+
+import org.jruby.Ruby;
+import org.jruby.RubyModule;
+import org.jruby.anno.JRubyMethod;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.random.ThreadGenerators;
+import fastrandom.text.Hex;
+import fastrandom.uuid.Uuids;
+
+/**
+ * The hot SecureRandom methods, as instance methods of the module
+ * {@code FastRandom::SecureRandomMethods}, which lib/fast_random prepends to
+ * SecureRandom's singleton class. Integer (and nil) arguments take the Java
+ * path; any other argument goes to the original method through super, so
+ * conversions and errors stay exactly those of the stock implementation,
+ * while the bytes it asks for still come from here.
+ */
+public final class SecureRandomMethods {
+    static final int DEFAULT_LENGTH = 16;
+    private static final Base64.Encoder BASE64 = Base64.getEncoder();
+    private static final Base64.Encoder URLSAFE_BASE64 = Base64.getUrlEncoder();
+    private static final Base64.Encoder URLSAFE_BASE64_UNPADDED = Base64.getUrlEncoder().withoutPadding();
+
+    /** SecureRandom's own methods, for arguments we leave to them. */
+    static final StockMethods STOCK = new StockMethods();
+
+    private SecureRandomMethods() {}
+
+    static RubyModule define(Ruby runtime, RubyModule fastRandom) {
+        RubyModule methods = runtime.defineModuleUnder("SecureRandomMethods", fastRandom);
+        methods.defineAnnotatedMethods(SecureRandomMethods.class);
+        return methods;
+    }
+
+    /** {@code prepend_to(SecureRandom)}: puts these methods in front of its own. */
+    @JRubyMethod(name = "prepend_to", meta = true)
+    public static IRubyObject prepend_to(ThreadContext context, IRubyObject self, IRubyObject target) {
+        STOCK.prependOver(target, (RubyModule) self);
+        return target;
+    }
+
+    @JRubyMethod(name = "bytes")
+    public static IRubyObject bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
+        if (!ByteCount.isInteger(n)) return callSuper(context, self, "bytes", n);
+        return Strings.binary(context.runtime, randomBytes(context, ByteCount.of(context, n)));
+    }
+
+    @JRubyMethod(name = "gen_random")
+    public static IRubyObject gen_random(ThreadContext context, IRubyObject self, IRubyObject n) {
+        if (!ByteCount.isInteger(n)) return callSuper(context, self, "gen_random", n);
+        return Strings.binary(context.runtime, randomBytes(context, ByteCount.of(context, n)));
+    }
+
+    @JRubyMethod(name = "random_bytes")
+    public static IRubyObject random_bytes(ThreadContext context, IRubyObject self) {
+        return Strings.binary(context.runtime, randomBytes(context, DEFAULT_LENGTH));
+    }
+
+    @JRubyMethod(name = "random_bytes")
+    public static IRubyObject random_bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
+        if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "random_bytes", n);
+        return Strings.binary(context.runtime, randomBytes(context, length(context, n)));
+    }
+
+    @JRubyMethod(name = "hex")
+    public static IRubyObject hex(ThreadContext context, IRubyObject self) {
+        return hex(context, self, context.nil);
+    }
+
+    @JRubyMethod(name = "hex")
+    public static IRubyObject hex(ThreadContext context, IRubyObject self, IRubyObject n) {
+        if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "hex", n);
+        int length = length(context, n);
+        if (length > ByteCount.MAX / 2) throw context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
+        byte[] raw = randomBytes(context, length);
+        byte[] text = Hex.encode(raw, 0, length);
+        java.util.Arrays.fill(raw, (byte) 0);
+        return Strings.ascii(context.runtime, text);
+    }
+
+    @JRubyMethod(name = "base64")
+    public static IRubyObject base64(ThreadContext context, IRubyObject self) {
+        return base64(context, self, context.nil);
+    }
+
+    @JRubyMethod(name = "base64")
+    public static IRubyObject base64(ThreadContext context, IRubyObject self, IRubyObject n) {
+        if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "base64", n);
+        return encoded(context, BASE64, n);
+    }
+
+    @JRubyMethod(name = "urlsafe_base64")
+    public static IRubyObject urlsafe_base64(ThreadContext context, IRubyObject self) {
+        return encoded(context, URLSAFE_BASE64_UNPADDED, context.nil);
+    }
+
+    @JRubyMethod(name = "urlsafe_base64")
+    public static IRubyObject urlsafe_base64(ThreadContext context, IRubyObject self, IRubyObject n) {
+        if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "urlsafe_base64", n);
+        return encoded(context, URLSAFE_BASE64_UNPADDED, n);
+    }
+
+    @JRubyMethod(name = "urlsafe_base64")
+    public static IRubyObject urlsafe_base64(ThreadContext context, IRubyObject self, IRubyObject n, IRubyObject padding) {
+        if (!n.isNil() && !ByteCount.isInteger(n)) {
+            return STOCK.call(context, self, "urlsafe_base64", n, padding);
+        }
+        return encoded(context, padding.isTrue() ? URLSAFE_BASE64 : URLSAFE_BASE64_UNPADDED, n);
+    }
+
+    @JRubyMethod(name = {"uuid", "uuid_v4"})
+    public static IRubyObject uuid(ThreadContext context, IRubyObject self) {
+        return Strings.ascii(context.runtime, Uuids.v4(ThreadGenerators.current()));
+    }
+
+    @JRubyMethod(name = {"random_number", "rand"})
+    public static IRubyObject random_number(ThreadContext context, IRubyObject self) {
+        return RandomNumber.random(context, ThreadGenerators.current());
+    }
+
+    @JRubyMethod(name = {"random_number", "rand"})
+    public static IRubyObject random_number(ThreadContext context, IRubyObject self, IRubyObject limit) {
+        return RandomNumber.random(context, ThreadGenerators.current(), limit);
+    }
+
+    static byte[] randomBytes(ThreadContext context, int length) {
+        byte[] out = ByteCount.allocate(context, length);
+        ThreadGenerators.current().nextBytes(out, 0, length);
+        return out;
+    }
+
+    private static IRubyObject encoded(ThreadContext context, Base64.Encoder encoder, IRubyObject n) {
+        int length = length(context, n);
+        if (length > ByteCount.MAX / 4 * 3 - 3) throw context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
+        byte[] raw = randomBytes(context, length);
+        byte[] text = encoder.encode(raw);
+        java.util.Arrays.fill(raw, (byte) 0);
+        return Strings.ascii(context.runtime, text);
+    }
+
+    /** nil means 16 bytes; otherwise an Integer count. */
+    private static int length(ThreadContext context, IRubyObject n) {
+        return n.isNil() ? DEFAULT_LENGTH : ByteCount.of(context, n);
+    }
+
+    private static IRubyObject callSuper(ThreadContext context, IRubyObject self, String name, IRubyObject arg) {
+        return STOCK.call(context, self, name, arg);
+    }
+}

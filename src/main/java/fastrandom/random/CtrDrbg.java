@@ -1,0 +1,189 @@
+package fastrandom.random;
+
+import java.security.GeneralSecurityException;
+import java.util.Arrays;
+
+import javax.crypto.Cipher;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * NIST SP 800-90A Rev. 1 CTR_DRBG with AES-256, no derivation function and
+ * no prediction resistance, built on the JCE's {@code AES/CTR/NoPadding}.
+ *
+ * <p>The DRBG's counter V is incremented over the whole 128-bit block
+ * (ctr_len = blocklen), which is exactly what CTR mode does, so both the
+ * Generate keystream and the Update step are one CTR pass starting at V+1:
+ * <ul>
+ *   <li>Generate: the keystream E(K, V+1) || E(K, V+2) || ... is the output;</li>
+ *   <li>Update: (K', V') = (E(K, V+1) || E(K, V+2) || E(K, V+3)) XOR provided_data,
+ *       which is CTR encryption of the 48 bytes of provided_data.</li>
+ * </ul>
+ * The JCE uses AES-NI for this where the CPU has it.
+ *
+ * <p>Not thread-safe: each instance belongs to one thread at a time.
+ */
+public final class CtrDrbg {
+    public static final int KEY_LENGTH = 32;
+    public static final int BLOCK_LENGTH = 16;
+    /** seedlen: the length of entropy input, personalization and additional input. */
+    public static final int SEED_LENGTH = KEY_LENGTH + BLOCK_LENGTH;
+    /** max_number_of_bits_per_request = 2^19 bits. */
+    public static final int MAX_BYTES_PER_REQUEST = 1 << 16;
+    /** reseed_interval = 2^48 requests (the owner reseeds long before). */
+    public static final long RESEED_INTERVAL = 1L << 48;
+
+    /** Plaintext for keystream generation: CTR of zeros is the keystream. Never written. */
+    private static final byte[] ZEROS = new byte[MAX_BYTES_PER_REQUEST];
+
+    private final Cipher aesCtr;
+    private final byte[] key = new byte[KEY_LENGTH];
+    private final byte[] v = new byte[BLOCK_LENGTH];
+    private final byte[] counter = new byte[BLOCK_LENGTH];
+    private final byte[] seedMaterial = new byte[SEED_LENGTH];
+    private final byte[] updateOutput = new byte[SEED_LENGTH];
+    private long reseedCounter;
+    private boolean instantiated;
+
+    public CtrDrbg() {
+        try {
+            aesCtr = Cipher.getInstance("AES/CTR/NoPadding");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JCE has no AES/CTR/NoPadding cipher", e);
+        }
+    }
+
+    /** CTR_DRBG_Instantiate_algorithm: seed_material = entropy_input XOR personalization_string. */
+    public void instantiate(byte[] entropyInput, byte[] personalization) {
+        Arrays.fill(key, (byte) 0);
+        Arrays.fill(v, (byte) 0);
+        seedFrom(entropyInput, personalization);
+        instantiated = true;
+    }
+
+    /** CTR_DRBG_Reseed_algorithm: seed_material = entropy_input XOR additional_input. */
+    public void reseed(byte[] entropyInput, byte[] additionalInput) {
+        requireInstantiated();
+        seedFrom(entropyInput, additionalInput);
+    }
+
+    /**
+     * CTR_DRBG_Generate_algorithm: writes {@code length} pseudorandom bytes
+     * (at most {@link #MAX_BYTES_PER_REQUEST}) to {@code out}, then updates the
+     * state so the output cannot be recomputed from it.
+     */
+    public void generate(byte[] out, int offset, int length, byte[] additionalInput) {
+        requireInstantiated();
+        if (length < 0 || length > MAX_BYTES_PER_REQUEST) {
+            throw new IllegalArgumentException("a CTR_DRBG request is 0.." + MAX_BYTES_PER_REQUEST + " bytes, not " + length);
+        }
+        if (reseedCounter > RESEED_INTERVAL) {
+            throw new IllegalStateException("CTR_DRBG reseed required");
+        }
+        boolean hasAdditional = additionalInput != null && additionalInput.length > 0;
+        if (hasAdditional) {
+            padInto(seedMaterial, additionalInput);
+            update(seedMaterial);
+        } else {
+            Arrays.fill(seedMaterial, (byte) 0);
+        }
+        keystream(out, offset, length);
+        update(seedMaterial); // the padded additional input again, or zeros
+        Arrays.fill(seedMaterial, (byte) 0);
+        reseedCounter++;
+    }
+
+    public long reseedCounter() {
+        return reseedCounter;
+    }
+
+    /**
+     * A digest of (K, V) for tests that must see the state change without
+     * seeing the state itself.
+     */
+    public int stateFingerprint() {
+        return 31 * Arrays.hashCode(key) + Arrays.hashCode(v);
+    }
+
+    /** Overwrites the state; the instance must be instantiated again before use. */
+    public void wipe() {
+        Arrays.fill(key, (byte) 0);
+        Arrays.fill(v, (byte) 0);
+        Arrays.fill(counter, (byte) 0);
+        instantiated = false;
+    }
+
+    private void seedFrom(byte[] entropyInput, byte[] xorInput) {
+        if (entropyInput == null || entropyInput.length != SEED_LENGTH) {
+            throw new IllegalArgumentException("CTR_DRBG entropy input must be " + SEED_LENGTH + " bytes");
+        }
+        padInto(seedMaterial, xorInput);
+        for (int i = 0; i < SEED_LENGTH; i++) seedMaterial[i] ^= entropyInput[i];
+        update(seedMaterial);
+        Arrays.fill(seedMaterial, (byte) 0);
+        reseedCounter = 1;
+    }
+
+    /** CTR_DRBG_Update: (K, V) = (keystream(48) XOR providedData). */
+    private void update(byte[] providedData) {
+        startKeystream();
+        try {
+            aesCtr.doFinal(providedData, 0, SEED_LENGTH, updateOutput, 0);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-CTR failed", e);
+        }
+        System.arraycopy(updateOutput, 0, key, 0, KEY_LENGTH);
+        System.arraycopy(updateOutput, KEY_LENGTH, v, 0, BLOCK_LENGTH);
+        Arrays.fill(updateOutput, (byte) 0);
+    }
+
+    /** Writes E(K, V+1) || E(K, V+2) || ... and advances V past the blocks used. */
+    private void keystream(byte[] out, int offset, int length) {
+        if (length == 0) return;
+        startKeystream();
+        try {
+            aesCtr.doFinal(ZEROS, 0, length, out, offset);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-CTR failed", e);
+        }
+        addToV((length + BLOCK_LENGTH - 1) / BLOCK_LENGTH);
+    }
+
+    /** Keys the cipher with K and the counter block V+1. */
+    private void startKeystream() {
+        System.arraycopy(v, 0, counter, 0, BLOCK_LENGTH);
+        increment(counter, 1);
+        try {
+            aesCtr.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(counter));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-256 is not available", e);
+        }
+    }
+
+    private void addToV(long blocks) {
+        increment(v, blocks);
+    }
+
+    /** block = (block + n) mod 2^128, big-endian. */
+    static void increment(byte[] block, long n) {
+        long carry = n;
+        for (int i = block.length - 1; i >= 0 && carry != 0; i--) {
+            long sum = (block[i] & 0xffL) + (carry & 0xffL);
+            block[i] = (byte) sum;
+            carry = (carry >>> 8) + (sum >>> 8);
+        }
+    }
+
+    private static void padInto(byte[] target, byte[] input) {
+        Arrays.fill(target, (byte) 0);
+        if (input == null) return;
+        if (input.length > SEED_LENGTH) {
+            throw new IllegalArgumentException("CTR_DRBG input longer than " + SEED_LENGTH + " bytes");
+        }
+        System.arraycopy(input, 0, target, 0, input.length);
+    }
+
+    private void requireInstantiated() {
+        if (!instantiated) throw new IllegalStateException("CTR_DRBG is not instantiated");
+    }
+}

@@ -1,0 +1,128 @@
+package fastrandom.random;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One {@link BufferedDrbg} per Java thread (platform or virtual, so per Ruby
+ * thread and per fiber), created and seeded from the OS on the thread's first
+ * use. The hot path is a ThreadLocal lookup: no lock is shared between threads.
+ */
+public final class ThreadGenerators {
+    private static final AtomicLong GENERATORS = new AtomicLong();
+    private static final LongAdder SEEDS = new LongAdder();
+    private static final LongAdder BYTES = new LongAdder();
+    private static volatile int reseedEpoch;
+
+    private static volatile EntropySource entropy = OsEntropy.INSTANCE;
+    private static volatile ReseedPolicy policy = ReseedPolicy.DEFAULT;
+
+    private static final ThreadLocal<BufferedDrbg> CURRENT = ThreadLocal.withInitial(ThreadGenerators::create);
+
+    private ThreadGenerators() {}
+
+    /** The calling thread's generator. */
+    public static BufferedDrbg current() {
+        return CURRENT.get();
+    }
+
+    /**
+     * Makes every thread's generator drop its buffered bytes and reseed from
+     * the OS before it hands out anything else; the caller's at once.
+     */
+    public static void reseedAll() {
+        synchronized (ThreadGenerators.class) {
+            reseedEpoch++;
+        }
+        current().reseed();
+    }
+
+    /** Installs the entropy source for generators seeded from now on (and at their next reseed, via reseedAll). */
+    public static void setEntropySource(EntropySource source) {
+        entropy = source;
+    }
+
+    public static EntropySource entropySource() {
+        return entropy;
+    }
+
+    /** Replaces the reseed limits for threads whose generator is created after this call (tests). */
+    public static void setReseedPolicy(ReseedPolicy newPolicy) {
+        policy = newPolicy;
+    }
+
+    /** Forgets the calling thread's generator; the next call creates a fresh one (tests). */
+    public static void discardCurrent() {
+        CURRENT.remove();
+    }
+
+    public static long generatorsCreated() {
+        return GENERATORS.get();
+    }
+
+    public static long seedsTaken() {
+        return SEEDS.sum();
+    }
+
+    public static long bytesGenerated() {
+        return BYTES.sum();
+    }
+
+    static int reseedEpoch() {
+        return reseedEpoch;
+    }
+
+    static void countSeed() {
+        SEEDS.increment();
+    }
+
+    static void countGenerated(int bytes) {
+        BYTES.add(bytes);
+    }
+
+    private static BufferedDrbg create() {
+        return new BufferedDrbg(new DelegatingEntropy(), policy, personalization(GENERATORS.incrementAndGet()));
+    }
+
+    /**
+     * The personalization string: distinct for every generator of this
+     * process (a counter), so two generators never share a state even if the
+     * OS were to hand out equal seeds.
+     */
+    private static byte[] personalization(long serial) {
+        Thread thread = Thread.currentThread();
+        byte[] p = new byte[CtrDrbg.SEED_LENGTH];
+        putLong(p, 0, serial);
+        putLong(p, 8, System.nanoTime());
+        putLong(p, 16, System.currentTimeMillis());
+        putLong(p, 24, threadId(thread));
+        putLong(p, 32, System.identityHashCode(thread));
+        p[40] = 'f'; p[41] = 'a'; p[42] = 's'; p[43] = 't'; p[44] = '_'; p[45] = 'r'; p[46] = 'n'; p[47] = 'd';
+        return p;
+    }
+
+    @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; getId() works everywhere
+    private static long threadId(Thread thread) {
+        return thread.getId();
+    }
+
+    private static void putLong(byte[] b, int at, long value) {
+        for (int i = 7; i >= 0; i--) {
+            b[at + i] = (byte) value;
+            value >>>= 8;
+        }
+    }
+
+    /** Reads the current source at each (re)seed, so a new source applies to existing generators too. */
+    private static final class DelegatingEntropy implements EntropySource {
+        @Override
+        public void fill(byte[] seed) {
+            entropy.fill(seed);
+        }
+
+        @Override
+        public String name() {
+            return entropy.name();
+        }
+    }
+}
