@@ -1,0 +1,46 @@
+# frozen_string_literal: true
+
+# JRuby 10.1 bundles minitest 6.0.0, whose gemspec wants prism, which JRuby
+# does not bundle; minitest itself runs without it, so load it by path.
+begin
+  gem "minitest"
+rescue Gem::MissingSpecError
+  bundled = Gem::Specification.find_all_by_name("minitest").max_by(&:version)
+  $LOAD_PATH.unshift(File.join(bundled.full_gem_path, "lib")) if bundled
+end
+require "minitest/autorun"
+require "fast_random"
+require "set"
+
+module TestHelper
+  ROOT = File.expand_path("..", __dir__)
+
+  # NIST and Wycheproof vectors live beside the clone, in ../shared/testdata.
+  def self.testdata(name)
+    dir = ENV.fetch("FAST_RANDOM_TESTDATA") { File.expand_path("../shared/testdata", ROOT) }
+    path = File.join(dir, name)
+    raise "test data #{path} is missing (set FAST_RANDOM_TESTDATA)" unless File.exist?(path)
+    path
+  end
+
+  # Runs Ruby code in a fresh JRuby process (same version as this one) and
+  # returns [stdout, stderr, status].
+  def self.jruby(code, *ruby_args, env: {})
+    require "open3"
+    version = JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"
+    Open3.capture3(env, File.join(ROOT, "bin/jruby"), "--jruby", version, *ruby_args, "-e", code)
+  end
+
+  # Pearson's chi-square statistic of observed counts against equal expectation.
+  def self.chi_square(counts, expected_each)
+    counts.sum { |c| (c - expected_each)**2 / expected_each.to_f }
+  end
+
+  # An upper bound of the chi-square distribution with k degrees of freedom
+  # that a fair generator exceeds with probability about 1e-6 (Wilson-Hilferty
+  # approximation, z = 4.753), so a correct generator fails once in a million runs.
+  def self.chi_square_limit(k)
+    z = 4.753
+    k * (1 - 2.0 / (9 * k) + z * Math.sqrt(2.0 / (9 * k)))**3
+  end
+end
