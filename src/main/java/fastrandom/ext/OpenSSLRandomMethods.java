@@ -1,7 +1,9 @@
 package fastrandom.ext;
 
 import org.jruby.Ruby;
+import org.jruby.RubyFixnum;
 import org.jruby.RubyModule;
+import org.jruby.RubyNumeric;
 import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
@@ -10,20 +12,12 @@ import org.jruby.runtime.builtin.IRubyObject;
  * {@code FastRandom::OpenSSLRandomMethods}, prepended to the singleton class
  * of {@code OpenSSL::Random} once jruby-openssl is loaded, so
  * {@code OpenSSL::Random.random_bytes} draws from the same generators as
- * SecureRandom. Non-Integer arguments go to jruby-openssl's own method.
+ * SecureRandom. The length converts as MRI's NUM2INT does (Floats truncate,
+ * to_int is honoured), which also spares jruby-openssl's own conversion,
+ * that fails with a Java ClassCastException on a Float.
  */
 public final class OpenSSLRandomMethods {
-    /** jruby-openssl's own methods, for arguments we leave to them. */
-    static final StockMethods STOCK = new StockMethods();
-
     private OpenSSLRandomMethods() {}
-
-    /** {@code prepend_to(OpenSSL::Random)}: puts these methods in front of its own. */
-    @JRubyMethod(name = "prepend_to", meta = true)
-    public static IRubyObject prepend_to(ThreadContext context, IRubyObject self, IRubyObject target) {
-        STOCK.prependOver(target, (RubyModule) self);
-        return target;
-    }
 
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         RubyModule methods = runtime.defineModuleUnder("OpenSSLRandomMethods", fastRandom);
@@ -31,18 +25,16 @@ public final class OpenSSLRandomMethods {
         return methods;
     }
 
-    @JRubyMethod(name = "random_bytes")
+    /** {@code prepend_to(OpenSSL::Random)}: puts these methods in front of jruby-openssl's. */
+    @JRubyMethod(name = "prepend_to", meta = true)
+    public static IRubyObject prepend_to(ThreadContext context, IRubyObject self, IRubyObject target) {
+        target.getSingletonClass().prependModule((RubyModule) self);
+        return target;
+    }
+
+    @JRubyMethod(name = {"random_bytes", "pseudo_bytes"})
     public static IRubyObject random_bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
-        return generate(context, self, "random_bytes", n);
-    }
-
-    @JRubyMethod(name = "pseudo_bytes")
-    public static IRubyObject pseudo_bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
-        return generate(context, self, "pseudo_bytes", n);
-    }
-
-    private static IRubyObject generate(ThreadContext context, IRubyObject self, String name, IRubyObject n) {
-        if (!ByteCount.isInteger(n)) return STOCK.call(context, self, name, n);
-        return Strings.binary(context.runtime, SecureRandomMethods.randomBytes(context, ByteCount.of(context, n)));
+        IRubyObject count = ByteCount.isInteger(n) ? n : RubyFixnum.newFixnum(context.runtime, RubyNumeric.num2long(n));
+        return Strings.binary(context.runtime, SecureRandomMethods.randomBytes(context, ByteCount.of(context, count)));
     }
 }
