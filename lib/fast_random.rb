@@ -9,12 +9,34 @@ require "fast_random/version"
 # SecureRandom's methods then draw from one NIST SP 800-90A CTR_DRBG
 # (AES-256) per thread, seeded from the OS; see README.md.
 module FastRandom
-  BACKENDS = %i[drbg].freeze
+  BACKENDS = %i[drbg rdrand].freeze
 
   class << self
-    # The generator behind SecureRandom: :drbg (per-thread AES-256 CTR_DRBG).
+    # The generator behind SecureRandom: :drbg (the default: a per-thread
+    # AES-256 CTR_DRBG seeded from the OS, mixed with RDSEED/RDRAND) or
+    # :rdrand (the CPU's RDRAND instruction, in bulk).
     def backend
-      :drbg
+      Generator.backend
+    end
+
+    # Switches every thread to +name+ before its next output. Raises
+    # BackendUnavailableError (saying why) when RDRAND cannot be used here.
+    def backend=(name)
+      backend = name.to_sym if name.is_a?(String) || name.is_a?(Symbol)
+      raise ArgumentError, "unknown backend #{name.inspect} (use one of #{BACKENDS.inspect})" unless BACKENDS.include?(backend)
+
+      Generator.backend = backend
+    end
+
+    # Whether the :rdrand backend can run here (the CPU has RDRAND, it passed
+    # its self-test and the native library loaded). Loads the library.
+    def rdrand_available?
+      Generator.rdrand_available?
+    end
+
+    # Why RDRAND is not usable here, or nil.
+    def rdrand_problem
+      Generator.cpu_random_problem
     end
 
     # Makes every thread's generator drop buffered output and reseed from the
@@ -37,7 +59,12 @@ module FastRandom
 end
 
 require "securerandom"
+require "fast_random/errors"
+require "fast_random/native"
 require "fast_random/fast_random.jar"
 JRuby::Util.load_ext("fastrandom.ext.SecureRandomLibrary")
+FastRandom::Generator.native_library_path = FastRandom::Native.path
 require "fast_random/secure_random"
 require "fast_random/openssl_hook"
+
+FastRandom.backend = ENV["FAST_RANDOM_BACKEND"] if ENV["FAST_RANDOM_BACKEND"]

@@ -50,3 +50,16 @@ fr_jruby_home() {
   ln -sf "$(fr_jruby_jar "$1")" "$home/lib/jruby.jar"
   echo "$home"
 }
+
+# True when the jar or the native library is missing or older than its sources.
+fr_build_stale() {
+  local jar="$FR_ROOT/lib/fast_random/fast_random.jar"
+  [ -f "$jar" ] || return 0
+  [ -z "$(find "$FR_ROOT/src/main/java" -name '*.java' -newer "$jar" -print -quit)" ] || return 0
+  if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+    local so="$FR_ROOT/lib/fast_random/linux-x86_64/libfast_random.so"
+    [ -f "$so" ] || return 0
+    [ -z "$(find "$FR_ROOT/ext" -name '*.[ch]' -newer "$so" -print -quit)" ] || return 0
+  fi
+  return 1
+}

@@ -10,7 +10,11 @@ import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
-import fastrandom.random.BufferedDrbg;
+import fastrandom.jni.CpuRandom;
+import fastrandom.jni.CpuRandomFailure;
+import fastrandom.jni.NativeLibrary;
+import fastrandom.random.Backend;
+import fastrandom.random.BufferedRandom;
 import fastrandom.random.ThreadGenerators;
 import fastrandom.text.Alphabet;
 import fastrandom.uuid.Uuids;
@@ -37,7 +41,11 @@ public final class GeneratorModule {
     public static IRubyObject uuid_v7(ThreadContext context, IRubyObject self, IRubyObject bits) {
         long extra = bits instanceof RubyFixnum ? ((RubyFixnum) bits).getLongValue() : -1;
         if (extra < 0 || extra > 12) throw context.runtime.newArgumentError("extra_timestamp_bits must be in 0..12");
-        return Strings.ascii(context.runtime, Uuids.v7(ThreadGenerators.current(), (int) extra));
+        try {
+            return Strings.ascii(context.runtime, Uuids.v7(ThreadGenerators.current(), (int) extra));
+        } catch (CpuRandomFailure e) {
+            throw Errors.hardware(context, e);
+        }
     }
 
     /**
@@ -53,11 +61,20 @@ public final class GeneratorModule {
         if (source.getLength() == 0) throw runtime.newArgumentError("chars must not be empty");
         if (n <= 0) return Strings.ascii(runtime, new byte[0]);
         if (n > ByteCount.MAX) throw runtime.newRaiseException(runtime.getNoMemoryError(), "failed to allocate memory");
-        BufferedDrbg random = ThreadGenerators.current();
-        Alphabet alphabet = alphabetFor(source);
-        if (alphabet != null) return Strings.ascii(runtime, alphabet.randomString(random, (int) n));
+        try {
+            return choose(context, source, (int) n);
+        } catch (CpuRandomFailure e) {
+            throw Errors.hardware(context, e);
+        }
+    }
 
-        IRubyObject[] picked = new IRubyObject[(int) n];
+    private static IRubyObject choose(ThreadContext context, RubyArray<?> source, int n) {
+        Ruby runtime = context.runtime;
+        BufferedRandom random = ThreadGenerators.current();
+        Alphabet alphabet = alphabetFor(source);
+        if (alphabet != null) return Strings.ascii(runtime, alphabet.randomString(random, n));
+
+        IRubyObject[] picked = new IRubyObject[n];
         int size = source.getLength();
         for (int i = 0; i < picked.length; i++) picked[i] = (IRubyObject) source.eltInternal((int) random.nextLong(size));
         IRubyObject joined = RubyArray.newArrayNoCopy(runtime, picked).callMethod(context, "join", Strings.ascii(runtime, new byte[0]));
@@ -70,6 +87,53 @@ public final class GeneratorModule {
         alphanumeric = asciiAlphabet((RubyArray<?>) chars);
         alphanumericChars = chars;
         return chars;
+    }
+
+    @JRubyMethod(name = "backend", meta = true)
+    public static IRubyObject backend(ThreadContext context, IRubyObject self) {
+        return context.runtime.newSymbol(ThreadGenerators.backend().name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** Switches backend (:drbg or :rdrand); raises BackendUnavailableError saying why RDRAND cannot be used. */
+    @JRubyMethod(name = "backend=", meta = true)
+    public static IRubyObject set_backend(ThreadContext context, IRubyObject self, IRubyObject name) {
+        Backend backend;
+        try {
+            backend = Backend.valueOf(name.asJavaString().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw context.runtime.newArgumentError("unknown backend " + name.inspect() + " (use :drbg or :rdrand)");
+        }
+        try {
+            ThreadGenerators.setBackend(backend);
+        } catch (IllegalStateException e) {
+            throw Errors.backendUnavailable(context, e.getMessage());
+        }
+        return name;
+    }
+
+    @JRubyMethod(name = "rdrand_available?", meta = true)
+    public static IRubyObject rdrand_available_p(ThreadContext context, IRubyObject self) {
+        return context.runtime.newBoolean(CpuRandom.rdrand());
+    }
+
+    @JRubyMethod(name = "rdseed_available?", meta = true)
+    public static IRubyObject rdseed_available_p(ThreadContext context, IRubyObject self) {
+        return context.runtime.newBoolean(CpuRandom.rdseed());
+    }
+
+    /** Why RDRAND (or, given true, RDSEED) is not used, or nil. */
+    @JRubyMethod(name = "cpu_random_problem", meta = true, optional = 1)
+    public static IRubyObject cpu_random_problem(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        boolean seed = args.length > 0 && args[0].isTrue();
+        String reason = CpuRandom.unavailableReason(seed);
+        return reason == null ? context.nil : context.runtime.newString(reason);
+    }
+
+    /** Where the JNI library is; loaded only when first needed. */
+    @JRubyMethod(name = "native_library_path=", meta = true)
+    public static IRubyObject set_native_library_path(ThreadContext context, IRubyObject self, IRubyObject path) {
+        NativeLibrary.setPath(path.isNil() ? null : path.asJavaString());
+        return path;
     }
 
     @JRubyMethod(name = "reseed_all", meta = true)
@@ -98,7 +162,7 @@ public final class GeneratorModule {
     @JRubyMethod(name = "thread_state", meta = true)
     public static IRubyObject thread_state(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
-        BufferedDrbg current = ThreadGenerators.current();
+        BufferedRandom current = ThreadGenerators.current();
         RubyHash state = RubyHash.newHash(runtime);
         state.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(current.seeds()));
         state.fastASet(runtime.newSymbol("fingerprint"), runtime.newFixnum(current.stateFingerprint()));

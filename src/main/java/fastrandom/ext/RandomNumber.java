@@ -12,7 +12,7 @@ import org.jruby.RubyRange;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
-import fastrandom.random.BufferedDrbg;
+import fastrandom.random.BufferedRandom;
 
 /**
  * {@code Random::Formatter#random_number} (and {@code #rand}) with MRI's
@@ -25,18 +25,18 @@ import fastrandom.random.BufferedDrbg;
 final class RandomNumber {
     private RandomNumber() {}
 
-    static IRubyObject random(ThreadContext context, BufferedDrbg random) {
+    static IRubyObject random(ThreadContext context, BufferedRandom random) {
         return RubyFloat.newFloat(context.runtime, random.nextDouble());
     }
 
-    static IRubyObject random(ThreadContext context, BufferedDrbg random, IRubyObject limit) {
+    static IRubyObject random(ThreadContext context, BufferedRandom random, IRubyObject limit) {
         IRubyObject value = limited(context, random, limit);
         if (value == null) return random(context, random);
         return value;
     }
 
     /** rand_random: null where MRI returns nil (caller falls back to a Float in [0, 1)). */
-    private static IRubyObject limited(ThreadContext context, BufferedDrbg random, IRubyObject limit) {
+    private static IRubyObject limited(ThreadContext context, BufferedRandom random, IRubyObject limit) {
         Ruby runtime = context.runtime;
         if (limit.isNil()) return null;
         if (!(limit instanceof RubyFloat)) {
@@ -55,7 +55,7 @@ final class RandomNumber {
     }
 
     /** rand_int, restrictive: [0, max) for max > 0, null for zero or negative. */
-    private static IRubyObject belowInteger(ThreadContext context, BufferedDrbg random, IRubyObject max) {
+    private static IRubyObject belowInteger(ThreadContext context, BufferedRandom random, IRubyObject max) {
         if (max instanceof RubyFixnum) {
             long bound = ((RubyFixnum) max).getLongValue();
             if (bound <= 0) return null;
@@ -67,7 +67,7 @@ final class RandomNumber {
     }
 
     /** rand_range. */
-    private static IRubyObject inRange(ThreadContext context, BufferedDrbg random, RubyRange range) {
+    private static IRubyObject inRange(ThreadContext context, BufferedRandom random, RubyRange range) {
         Ruby runtime = context.runtime;
         IRubyObject begin = range.begin(context);
         IRubyObject end = range.end(context);
@@ -116,7 +116,7 @@ final class RandomNumber {
     }
 
     /** A uniform Integer in [0, span] (or [0, span) when exclusive); null for an empty range. */
-    private static IRubyObject integerOffset(ThreadContext context, BufferedDrbg random, IRubyObject span, boolean exclusive) {
+    private static IRubyObject integerOffset(ThreadContext context, BufferedRandom random, IRubyObject span, boolean exclusive) {
         if (span instanceof RubyFixnum) {
             long max = ((RubyFixnum) span).getLongValue() - (exclusive ? 1 : 0);
             if (max < 0) return null;
@@ -130,7 +130,7 @@ final class RandomNumber {
     }
 
     /** A uniform BigInteger in [0, bound) for bound > 0, by rejection over bound's bit length. */
-    static BigInteger belowBig(BufferedDrbg random, BigInteger bound) {
+    static BigInteger belowBig(BufferedRandom random, BigInteger bound) {
         int bits = bound.subtract(BigInteger.ONE).bitLength();
         if (bits == 0) return BigInteger.ZERO;
         byte[] bytes = new byte[(bits + 7) / 8];

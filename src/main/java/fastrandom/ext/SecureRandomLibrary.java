@@ -2,8 +2,10 @@ package fastrandom.ext;
 
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
+import org.jruby.runtime.builtin.IRubyObject;
 import org.jruby.runtime.load.Library;
 
+import fastrandom.random.Diagnostics;
 import fastrandom.random.WarmUp;
 
 /**
@@ -15,10 +17,17 @@ public final class SecureRandomLibrary implements Library {
     @Override
     public void load(Ruby runtime, boolean wrap) {
         WarmUp.startInBackground();
+        Diagnostics.setSink(message -> warn(runtime, message));
         Messages.useRubyVersion(runtime.getObject().getConstant("RUBY_VERSION").asJavaString());
         RubyModule fastRandom = runtime.getOrCreateModule("FastRandom");
         SecureRandomMethods.define(runtime, fastRandom);
         OpenSSLRandomMethods.define(runtime, fastRandom);
         GeneratorModule.define(runtime, fastRandom);
+    }
+
+    /** Writes a line to Ruby's $stderr (whatever it is at the time), as Kernel#warn does. */
+    private static void warn(Ruby runtime, String message) {
+        IRubyObject stderr = runtime.getGlobalVariables().get("$stderr");
+        stderr.callMethod(runtime.getCurrentContext(), "write", runtime.newString(message + "\n"));
     }
 }

@@ -8,6 +8,7 @@ import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
+import fastrandom.jni.CpuRandomFailure;
 import fastrandom.random.ThreadGenerators;
 import fastrandom.text.Hex;
 import fastrandom.uuid.Uuids;
@@ -115,22 +116,38 @@ public final class SecureRandomMethods {
 
     @JRubyMethod(name = {"uuid", "uuid_v4"})
     public static IRubyObject uuid(ThreadContext context, IRubyObject self) {
-        return Strings.ascii(context.runtime, Uuids.v4(ThreadGenerators.current()));
+        try {
+            return Strings.ascii(context.runtime, Uuids.v4(ThreadGenerators.current()));
+        } catch (CpuRandomFailure e) {
+            throw Errors.hardware(context, e);
+        }
     }
 
     @JRubyMethod(name = {"random_number", "rand"})
     public static IRubyObject random_number(ThreadContext context, IRubyObject self) {
-        return RandomNumber.random(context, ThreadGenerators.current());
+        try {
+            return RandomNumber.random(context, ThreadGenerators.current());
+        } catch (CpuRandomFailure e) {
+            throw Errors.hardware(context, e);
+        }
     }
 
     @JRubyMethod(name = {"random_number", "rand"})
     public static IRubyObject random_number(ThreadContext context, IRubyObject self, IRubyObject limit) {
-        return RandomNumber.random(context, ThreadGenerators.current(), limit);
+        try {
+            return RandomNumber.random(context, ThreadGenerators.current(), limit);
+        } catch (CpuRandomFailure e) {
+            throw Errors.hardware(context, e);
+        }
     }
 
     static byte[] randomBytes(ThreadContext context, int length) {
         byte[] out = ByteCount.allocate(context, length);
-        ThreadGenerators.current().nextBytes(out, 0, length);
+        try {
+            ThreadGenerators.current().nextBytes(out, 0, length);
+        } catch (CpuRandomFailure e) {
+            throw Errors.hardware(context, e);
+        }
         return out;
     }
 

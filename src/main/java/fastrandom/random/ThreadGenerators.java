@@ -3,27 +3,53 @@ package fastrandom.random;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
+import fastrandom.jni.CpuRandom;
+
 /**
- * One {@link BufferedDrbg} per Java thread (platform or virtual, so per Ruby
- * thread and per fiber), created and seeded from the OS on the thread's first
- * use. The hot path is a ThreadLocal lookup: no lock is shared between threads.
+ * One {@link BufferedRandom} per Java thread (platform or virtual, so per Ruby
+ * thread and per fiber), created on the thread's first use, from the current
+ * {@link Backend}. The hot path is a ThreadLocal lookup and one volatile read:
+ * no lock is shared between threads.
  */
 public final class ThreadGenerators {
     private static final AtomicLong GENERATORS = new AtomicLong();
     private static final LongAdder SEEDS = new LongAdder();
     private static final LongAdder BYTES = new LongAdder();
     private static volatile int reseedEpoch;
+    private static volatile Backend backend = Backend.DRBG;
 
-    private static volatile EntropySource entropy = OsEntropy.INSTANCE;
+    private static volatile EntropySource entropy = new MixedEntropy(OsEntropy.INSTANCE);
     private static volatile ReseedPolicy policy = ReseedPolicy.DEFAULT;
 
-    private static final ThreadLocal<BufferedDrbg> CURRENT = ThreadLocal.withInitial(ThreadGenerators::create);
+    private static final ThreadLocal<BufferedRandom> CURRENT = new ThreadLocal<>();
 
     private ThreadGenerators() {}
 
-    /** The calling thread's generator. */
-    public static BufferedDrbg current() {
-        return CURRENT.get();
+    /** The calling thread's generator, for the current backend. */
+    public static BufferedRandom current() {
+        BufferedRandom random = CURRENT.get();
+        Backend wanted = backend;
+        if (random == null || random.backend() != wanted) {
+            if (random != null) random.wipe();
+            random = create(wanted);
+            CURRENT.set(random);
+        }
+        return random;
+    }
+
+    public static Backend backend() {
+        return backend;
+    }
+
+    /**
+     * Switches every thread to {@code newBackend} before its next output.
+     * RDRAND must be available: throws {@link IllegalStateException} saying why not.
+     */
+    public static void setBackend(Backend newBackend) {
+        if (newBackend == Backend.RDRAND && !CpuRandom.rdrand()) {
+            throw new IllegalStateException("RDRAND is not available: " + CpuRandom.unavailableReason(false));
+        }
+        backend = newBackend;
     }
 
     /**
@@ -37,7 +63,7 @@ public final class ThreadGenerators {
         current().reseed();
     }
 
-    /** Installs the entropy source for generators seeded from now on (and at their next reseed, via reseedAll). */
+    /** The entropy source that seeds DRBGs from now on (and at their next reseed). */
     public static void setEntropySource(EntropySource source) {
         entropy = source;
     }
@@ -46,14 +72,9 @@ public final class ThreadGenerators {
         return entropy;
     }
 
-    /** Replaces the reseed limits for threads whose generator is created after this call (tests). */
+    /** Replaces the reseed limits for generators created after this call (tests). */
     public static void setReseedPolicy(ReseedPolicy newPolicy) {
         policy = newPolicy;
-    }
-
-    /** Forgets the calling thread's generator; the next call creates a fresh one (tests). */
-    public static void discardCurrent() {
-        CURRENT.remove();
     }
 
     public static long generatorsCreated() {
@@ -80,8 +101,12 @@ public final class ThreadGenerators {
         BYTES.add(bytes);
     }
 
-    private static BufferedDrbg create() {
-        return new BufferedDrbg(new DelegatingEntropy(), policy, personalization(GENERATORS.incrementAndGet()));
+    private static BufferedRandom create(Backend wanted) {
+        long serial = GENERATORS.incrementAndGet();
+        BlockSource source = wanted == Backend.RDRAND
+                ? new RdrandSource()
+                : new DrbgSource(new DelegatingEntropy(), policy, personalization(serial));
+        return new BufferedRandom(wanted, source);
     }
 
     /**

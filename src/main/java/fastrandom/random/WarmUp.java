@@ -18,7 +18,7 @@ public final class WarmUp {
     }
 
     private static void run() {
-        ThreadGenerators.entropySource().name();
+        OsEntropy.INSTANCE.name();
         CtrDrbg drbg = new CtrDrbg();
         drbg.instantiate(new byte[CtrDrbg.SEED_LENGTH], null);
         drbg.generate(new byte[CtrDrbg.BLOCK_LENGTH], 0, CtrDrbg.BLOCK_LENGTH, null);

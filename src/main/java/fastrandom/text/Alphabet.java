@@ -1,6 +1,6 @@
 package fastrandom.text;
 
-import fastrandom.random.BufferedDrbg;
+import fastrandom.random.BufferedRandom;
 
 /**
  * Uniform random strings over an alphabet of single-byte characters: each
@@ -23,7 +23,7 @@ public final class Alphabet {
         return symbols.length;
     }
 
-    public byte[] randomString(BufferedDrbg random, int length) {
+    public byte[] randomString(BufferedRandom random, int length) {
         byte[] out = new byte[length];
         if (bits == 0) {
             java.util.Arrays.fill(out, symbols[0]);

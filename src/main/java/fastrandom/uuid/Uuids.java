@@ -2,7 +2,7 @@ package fastrandom.uuid;
 
 import java.time.Instant;
 
-import fastrandom.random.BufferedDrbg;
+import fastrandom.random.BufferedRandom;
 import fastrandom.text.Hex;
 
 /**
@@ -15,7 +15,7 @@ public final class Uuids {
     private Uuids() {}
 
     /** Version 4: 122 random bits. */
-    public static byte[] v4(BufferedDrbg random) {
+    public static byte[] v4(BufferedRandom random) {
         long high = random.nextLong();
         long low = random.nextLong();
         high = (high & 0xffff_ffff_ffff_0fffL) | 0x0000_0000_0000_4000L; // version 4
@@ -27,7 +27,7 @@ public final class Uuids {
      * Version 7: 48-bit Unix time in milliseconds, then {@code extraTimestampBits}
      * (0..12) bits of sub-millisecond time in rand_a, the rest random, as MRI does.
      */
-    public static byte[] v7(BufferedDrbg random, int extraTimestampBits) {
+    public static byte[] v7(BufferedRandom random, int extraTimestampBits) {
         if (extraTimestampBits < 0 || extraTimestampBits > 12) {
             throw new IllegalArgumentException("extra_timestamp_bits must be in 0..12");
         }

@@ -1,0 +1,13 @@
+# frozen_string_literal: true
+
+module FastRandom
+  # Base class of fast_random's own errors.
+  class Error < StandardError; end
+
+  # A backend was asked for that cannot run here; the message says why
+  # (no RDRAND, failed self-test, missing library, not x86-64, ...).
+  class BackendUnavailableError < Error; end
+
+  # The CPU's random number instruction failed while in use (the :rdrand backend).
+  class HardwareRandomError < Error; end
+end

@@ -1,0 +1,9 @@
+package fastrandom.random;
+
+/** What fills the per-thread buffers. */
+public enum Backend {
+    /** Per-thread AES-256 CTR_DRBG, seeded from the OS (mixed with RDSEED/RDRAND where healthy). */
+    DRBG,
+    /** The CPU's RDRAND instruction, in bulk through JNI. */
+    RDRAND
+}

@@ -1,0 +1,150 @@
+package fastrandom.random;
+
+import java.util.Arrays;
+
+/**
+ * One thread's generator: bytes from a {@link BlockSource} (the CTR_DRBG, or
+ * RDRAND), handed out from a private buffer.
+ *
+ * <p>Each refill is one request to the source (for the DRBG, one Generate
+ * request followed by its Update step, so bytes still in the buffer cannot
+ * be recomputed from the DRBG state). Bytes handed out are zeroed in the
+ * buffer at once. The buffer starts at the source's minimum and doubles up to
+ * its maximum request, so a short-lived fiber that asks for one UUID costs
+ * 1 KiB, while a busy request thread settles at 64 KiB refills. Requests of a
+ * whole maximum request or more skip the buffer.
+ *
+ * <p>Not thread-safe: {@link ThreadGenerators} gives each thread its own.
+ */
+public final class BufferedRandom {
+    private final BlockSource source;
+    private final Backend backend;
+    private byte[] buffer;
+    private int position;
+    private int seedEpoch;
+
+    BufferedRandom(Backend backend, BlockSource source) {
+        this.backend = backend;
+        this.source = source;
+        this.buffer = new byte[source.minBuffer()];
+        this.position = buffer.length; // nothing buffered yet
+        this.seedEpoch = ThreadGenerators.reseedEpoch();
+    }
+
+    Backend backend() {
+        return backend;
+    }
+
+    /** Fills {@code out[offset, offset + length)} with random bytes. */
+    public void nextBytes(byte[] out, int offset, int length) {
+        checkEpoch();
+        int max = source.maxRequest();
+        while (length > 0) {
+            int available = buffer.length - position;
+            if (available == 0) {
+                if (length >= max && buffer.length == max) {
+                    // A large request skips the buffer: whole requests straight into out.
+                    source.fill(out, offset, max);
+                    ThreadGenerators.countGenerated(max);
+                    offset += max;
+                    length -= max;
+                    continue;
+                }
+                refill();
+                available = buffer.length;
+            }
+            int n = Math.min(length, available);
+            System.arraycopy(buffer, position, out, offset, n);
+            Arrays.fill(buffer, position, position + n, (byte) 0);
+            position += n;
+            offset += n;
+            length -= n;
+        }
+    }
+
+    public void nextBytes(byte[] out) {
+        nextBytes(out, 0, out.length);
+    }
+
+    /** 64 random bits. */
+    public long nextLong() {
+        checkEpoch();
+        if (buffer.length - position < 8) {
+            byte[] eight = new byte[8];
+            nextBytes(eight, 0, 8);
+            long value = bigEndianLong(eight, 0);
+            Arrays.fill(eight, (byte) 0);
+            return value;
+        }
+        long value = bigEndianLong(buffer, position);
+        Arrays.fill(buffer, position, position + 8, (byte) 0);
+        position += 8;
+        return value;
+    }
+
+    /** A uniform long in [0, bound) for bound > 0, by rejection (no modulo bias). */
+    public long nextLong(long bound) {
+        if (bound <= 0) throw new IllegalArgumentException("bound must be positive");
+        if ((bound & (bound - 1)) == 0) return nextLong() & (bound - 1);
+        long mask = -1L >>> Long.numberOfLeadingZeros(bound - 1);
+        long r;
+        do {
+            r = nextLong() & mask;
+        } while (r >= bound);
+        return r;
+    }
+
+    /** A uniform double in [0, 1) with 53 random bits. */
+    public double nextDouble() {
+        return (nextLong() >>> 11) * 0x1.0p-53;
+    }
+
+    /** A uniform double in [0, 1]: 2^53 + 1 equally likely values. */
+    public double nextDoubleInclusive() {
+        return nextLong((1L << 53) + 1) * 0x1.0p-53;
+    }
+
+    /** Drops buffered output and reseeds the source now. */
+    public void reseed() {
+        Arrays.fill(buffer, (byte) 0);
+        position = buffer.length;
+        seedEpoch = ThreadGenerators.reseedEpoch();
+        source.reseed();
+    }
+
+    public long seeds() {
+        return source.seeds();
+    }
+
+    public int stateFingerprint() {
+        return source.stateFingerprint();
+    }
+
+    public long bytesSinceSeed() {
+        return source.bytesSinceSeed();
+    }
+
+    /** Overwrites buffer and state: this generator is being replaced. */
+    void wipe() {
+        Arrays.fill(buffer, (byte) 0);
+        position = buffer.length;
+        source.wipe();
+    }
+
+    private void checkEpoch() {
+        if (seedEpoch != ThreadGenerators.reseedEpoch()) reseed();
+    }
+
+    private void refill() {
+        if (buffer.length < source.maxRequest()) buffer = new byte[buffer.length * 2];
+        source.fill(buffer, 0, buffer.length);
+        ThreadGenerators.countGenerated(buffer.length);
+        position = 0;
+    }
+
+    private static long bigEndianLong(byte[] b, int i) {
+        return ((b[i] & 0xffL) << 56) | ((b[i + 1] & 0xffL) << 48) | ((b[i + 2] & 0xffL) << 40)
+                | ((b[i + 3] & 0xffL) << 32) | ((b[i + 4] & 0xffL) << 24) | ((b[i + 5] & 0xffL) << 16)
+                | ((b[i + 6] & 0xffL) << 8) | (b[i + 7] & 0xffL);
+    }
+}

@@ -1,0 +1,25 @@
+package fastrandom.random;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * One-time warnings. The Ruby layer routes them to Ruby's $stderr; without
+ * it (plain JVM use) they go to System.err.
+ */
+public final class Diagnostics {
+    private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
+    private static volatile Consumer<String> sink = message -> System.err.println(message);
+
+    private Diagnostics() {}
+
+    public static void setSink(Consumer<String> newSink) {
+        sink = newSink;
+    }
+
+    /** Prints "fast_random: message" the first time this exact message comes up in the process. */
+    public static void warnOnce(String message) {
+        if (WARNED.add(message)) sink.accept("fast_random: " + message);
+    }
+}
