@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require "fast_random/version"
+require_relative "fast_random/version"
 
 # fast_random: a fast, per-thread SecureRandom for JRuby.
 #
@@ -59,12 +59,15 @@ module FastRandom
 end
 
 require "securerandom"
-require "fast_random/errors"
-require "fast_random/native"
-require "fast_random/fast_random.jar"
+require_relative "fast_random/errors"
+require_relative "fast_random/fast_random.jar"
 JRuby::Util.load_ext("fastrandom.ext.SecureRandomLibrary")
-FastRandom::Generator.native_library_path = FastRandom::Native.path
-require "fast_random/secure_random"
-require "fast_random/openssl_hook"
+# The JNI library (RDRAND/RDSEED) sits beside the jar, one directory per
+# platform; it is loaded from there, and only when first needed.
+FastRandom::Generator.native_library_path = ENV.fetch("FAST_RANDOM_NATIVE_LIBRARY") do
+  File.join(__dir__, "fast_random", FastRandom::Generator::NATIVE_LIBRARY)
+end
+require_relative "fast_random/secure_random"
+require_relative "fast_random/openssl_hook"
 
 FastRandom.backend = ENV["FAST_RANDOM_BACKEND"] if ENV["FAST_RANDOM_BACKEND"]

@@ -3,12 +3,17 @@ package fastrandom.ext;
 import org.jruby.Ruby;
 import org.jruby.RubyClass;
 import org.jruby.RubyModule;
+import org.jruby.RubyException;
 import org.jruby.exceptions.RaiseException;
+import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 
 import fastrandom.jni.CpuRandomFailure;
 
-/** fast_random's own Ruby exceptions (defined in lib/fast_random/errors.rb). */
+/**
+ * The Ruby exceptions our Java methods raise: fast_random's own (defined in
+ * lib/fast_random/errors.rb) and core ones whose message must be MRI's.
+ */
 final class Errors {
     private Errors() {}
 
@@ -20,6 +25,29 @@ final class Errors {
     /** FastRandom::BackendUnavailableError: a backend that cannot run here was asked for. */
     static RaiseException backendUnavailable(ThreadContext context, String message) {
         return raise(context.runtime, "BackendUnavailableError", message);
+    }
+
+    /**
+     * Errno::EDOM as MRI raises it ("Numerical argument out of domain");
+     * JRuby's newErrnoEDOMError repeats that text as its detail.
+     */
+    static RaiseException domain(ThreadContext context) {
+        RubyClass edom = context.runtime.getErrno().getClass("EDOM");
+        return ((RubyException) edom.newInstance(context, Block.NULL_BLOCK)).toThrowable();
+    }
+
+    /**
+     * ArgumentError for a call with the wrong number of arguments, worded as
+     * MRI (and JRuby 10) word it: JRuby 9.4 puts the method's name in front
+     * when a Java method's own arity check fails.
+     */
+    static RaiseException arity(ThreadContext context, int given, int min, int max) {
+        return context.runtime.newArgumentError(given, min, max);
+    }
+
+    /** TypeError as Integer conversion in C (NUM2LONG) words it for nil. */
+    static RaiseException nilToInteger(ThreadContext context) {
+        return context.runtime.newTypeError("no implicit conversion from nil to integer");
     }
 
     private static RaiseException raise(Ruby runtime, String name, String message) {

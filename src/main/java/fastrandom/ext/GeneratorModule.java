@@ -33,6 +33,7 @@ public final class GeneratorModule {
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         RubyModule generator = runtime.defineModuleUnder("Generator", fastRandom);
         generator.defineAnnotatedMethods(GeneratorModule.class);
+        generator.setConstant("NATIVE_LIBRARY", runtime.newString(NativeLibrary.platformFile()).freeze(runtime.getCurrentContext()));
         return generator;
     }
 

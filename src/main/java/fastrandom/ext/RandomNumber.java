@@ -72,7 +72,7 @@ final class RandomNumber {
         IRubyObject begin = range.begin(context);
         IRubyObject end = range.end(context);
         boolean exclusive = range.isExcludeEnd();
-        if (begin.isNil() || end.isNil()) throw runtime.newErrnoEDOMError();
+        if (begin.isNil() || end.isNil()) throw Errors.domain(context);
         if (!end.respondsTo("-")) throw runtime.newArgumentError("invalid argument - " + range.asString());
         IRubyObject span = end.callMethod(context, "-", begin);
 
@@ -92,7 +92,7 @@ final class RandomNumber {
                     double r = exclusive ? random.nextDouble() : random.nextDoubleInclusive();
                     return RubyFloat.newFloat(runtime, (r - 0.5) * (half - min) * 2 + mid);
                 }
-                if (Double.isNaN(max)) throw runtime.newErrnoEDOMError();
+                if (Double.isNaN(max)) throw Errors.domain(context);
                 if (max > 0.0) {
                     double r = exclusive ? random.nextDouble() : random.nextDoubleInclusive();
                     offset = RubyFloat.newFloat(runtime, r * max);
@@ -169,7 +169,7 @@ final class RandomNumber {
 
     /** float_value: Errno::EDOM for NaN and infinities. */
     private static double finite(ThreadContext context, double value) {
-        if (Double.isNaN(value) || Double.isInfinite(value)) throw context.runtime.newErrnoEDOMError();
+        if (Double.isNaN(value) || Double.isInfinite(value)) throw Errors.domain(context);
         return value;
     }
 }

@@ -47,12 +47,14 @@ public final class SecureRandomMethods {
 
     @JRubyMethod(name = "bytes")
     public static IRubyObject bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
+        if (n.isNil()) throw Errors.nilToInteger(context);
         if (!ByteCount.isInteger(n)) return callSuper(context, self, "bytes", n);
         return Strings.binary(context.runtime, randomBytes(context, ByteCount.of(context, n)));
     }
 
     @JRubyMethod(name = "gen_random")
     public static IRubyObject gen_random(ThreadContext context, IRubyObject self, IRubyObject n) {
+        if (n.isNil()) throw Errors.nilToInteger(context);
         if (!ByteCount.isInteger(n)) return callSuper(context, self, "gen_random", n);
         return Strings.binary(context.runtime, randomBytes(context, ByteCount.of(context, n)));
     }
@@ -138,6 +140,81 @@ public final class SecureRandomMethods {
             return RandomNumber.random(context, ThreadGenerators.current(), limit);
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
+        }
+    }
+
+    // Every other argument count lands in the rest-argument variants below,
+    // which raise ArgumentError worded as MRI words it (JRuby 9.4's own
+    // check for Java methods puts the method name in front). Calls with a
+    // valid count and a splatted array arrive here too, and are passed on.
+
+    @JRubyMethod(name = "bytes", rest = true)
+    public static IRubyObject bytes(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        switch (args.length) {
+            case 1: return bytes(context, self, args[0]);
+            default: throw Errors.arity(context, args.length, 1, 1);
+        }
+    }
+
+    @JRubyMethod(name = "gen_random", rest = true)
+    public static IRubyObject gen_random(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        switch (args.length) {
+            case 1: return gen_random(context, self, args[0]);
+            default: throw Errors.arity(context, args.length, 1, 1);
+        }
+    }
+
+    @JRubyMethod(name = "random_bytes", rest = true)
+    public static IRubyObject random_bytes(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        switch (args.length) {
+            case 0: return random_bytes(context, self);
+            case 1: return random_bytes(context, self, args[0]);
+            default: throw Errors.arity(context, args.length, 0, 1);
+        }
+    }
+
+    @JRubyMethod(name = "hex", rest = true)
+    public static IRubyObject hex(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        switch (args.length) {
+            case 0: return hex(context, self);
+            case 1: return hex(context, self, args[0]);
+            default: throw Errors.arity(context, args.length, 0, 1);
+        }
+    }
+
+    @JRubyMethod(name = "base64", rest = true)
+    public static IRubyObject base64(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        switch (args.length) {
+            case 0: return base64(context, self);
+            case 1: return base64(context, self, args[0]);
+            default: throw Errors.arity(context, args.length, 0, 1);
+        }
+    }
+
+    @JRubyMethod(name = "urlsafe_base64", rest = true)
+    public static IRubyObject urlsafe_base64(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        switch (args.length) {
+            case 0: return urlsafe_base64(context, self);
+            case 1: return urlsafe_base64(context, self, args[0]);
+            case 2: return urlsafe_base64(context, self, args[0], args[1]);
+            default: throw Errors.arity(context, args.length, 0, 2);
+        }
+    }
+
+    @JRubyMethod(name = {"uuid", "uuid_v4"}, rest = true)
+    public static IRubyObject uuid(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        switch (args.length) {
+            case 0: return uuid(context, self);
+            default: throw Errors.arity(context, args.length, 0, 0);
+        }
+    }
+
+    @JRubyMethod(name = {"random_number", "rand"}, rest = true)
+    public static IRubyObject random_number(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        switch (args.length) {
+            case 0: return random_number(context, self);
+            case 1: return random_number(context, self, args[0]);
+            default: throw Errors.arity(context, args.length, 0, 1);
         }
     }
 

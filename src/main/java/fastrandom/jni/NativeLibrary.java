@@ -13,6 +13,21 @@ public final class NativeLibrary {
 
     private NativeLibrary() {}
 
+    /**
+     * Where the gem keeps the library for this platform, relative to its
+     * lib/fast_random directory: e.g. {@code linux-x86_64/libfast_random.so}
+     * (the Rakefile builds it there).
+     */
+    public static String platformFile() {
+        String os = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(java.util.Locale.ROOT);
+        if (os.startsWith("mac")) os = "darwin";
+        else if (os.startsWith("windows")) os = "mswin";
+        else os = os.replace(' ', '_');
+        if (arch.equals("amd64") || arch.equals("x64")) arch = "x86_64";
+        return os + "-" + arch + "/" + System.mapLibraryName("fast_random");
+    }
+
     /** Where the library file is (set by lib/fast_random before any use). */
     public static void setPath(String libraryPath) {
         path = libraryPath;
