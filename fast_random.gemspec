@@ -19,6 +19,9 @@ Gem::Specification.new do |spec|
 
   spec.required_ruby_version = ">= 3.1"
 
+  # The jars are built, not tracked: lib/fast_random/fast_random.jar and the
+  # libraries in lib/fast_random/vendor/ (JNA, jnagmp, bouncycastle-rsa), which
+  # `rake compile` puts there. BouncyCastle is not shipped: jruby-openssl's is used.
   spec.files = Dir.chdir(__dir__) do
     tracked = `git ls-files -z 2>/dev/null`.split("\x0")
     tracked = Dir["{lib,src,ext}/**/*", "*.md", "LICENSE"] if tracked.empty?

@@ -17,7 +17,8 @@ require_relative "support/report"
 ROOT = File.expand_path("..", __dir__)
 RAW = File.join(ROOT, "tmp/bench/raw")
 RESULTS = File.join(ROOT, "bench/results")
-PARTS = %w[secure_random threads startup rdrand].freeze
+PARTS = %w[secure_random threads startup rdrand rsa].freeze
+RSA_ENGINES = %w[openssl gmp java].freeze
 JRUBIES = { "10.1" => "10.1.0.0", "9.4" => "9.4.15.0" }.freeze
 
 options = { quick: false, jrubies: JRUBIES.keys, only: PARTS }
@@ -49,13 +50,13 @@ end
 
 # Runs bench/<script>.rb in one Ruby (MRI or a JRuby) for one variant and
 # returns its parsed result.
-def run_script(script, variant:, jruby: nil, quick:)
-  name = [script, jruby, variant].compact.join("-")
+def run_script(script, variant:, jruby: nil, quick:, rsa_engine: nil)
+  name = [script, jruby, variant, rsa_engine].compact.join("-")
   output = File.join(RAW, "#{name}.json")
   env = { "BENCH_VARIANT" => variant, "BENCH_OUTPUT" => output, "BENCH_IPS_PATH" => IPS_PATH,
-          "BENCH_QUICK" => quick ? "1" : nil }
+          "BENCH_QUICK" => quick ? "1" : nil, "BENCH_RSA_ENGINE" => rsa_engine }
   command = jruby ? [File.join(ROOT, "bin/jruby"), "--jruby", jruby] : [RbConfig.ruby]
-  log "#{script}: #{jruby ? "JRuby #{jruby}" : "MRI"} #{variant}"
+  log "#{script}: #{jruby ? "JRuby #{jruby}" : "MRI"} #{variant}#{" #{rsa_engine}" if rsa_engine}"
   _, err, status = Open3.capture3(env, *command, File.join(ROOT, "bench/#{script}.rb"))
   raise "#{name} failed:\n#{err}" unless status.success? && File.exist?(output)
 
@@ -90,7 +91,7 @@ results = {
   "date" => Time.now.utc.strftime("%Y-%m-%d %H:%M UTC"),
   "quick" => options[:quick],
   "machine" => Bench::Report.machine,
-  "secure_random" => {}, "threads" => {}, "startup" => {},
+  "secure_random" => {}, "threads" => {}, "startup" => {}, "rsa" => {},
 }
 variants = %w[stock fast_random]
 variants << "rdrand" if rdrand_supported?
@@ -109,6 +110,19 @@ results["rdrand_raw"] = [rdrand_rate] if options[:only].include?("rdrand") && rd
 end
 
 results["rdrand_raw"] << rdrand_rate if results["rdrand_raw"]
+
+if options[:only].include?("rsa")
+  require_relative "support/rsa_keys"
+  Bench::RSAKeys.generate
+  results["rsa"]["MRI"] = run_script("rsa", variant: "mri", quick: options[:quick])
+  options[:jrubies].each do |jruby|
+    results["rsa"]["#{jruby} stock"] = run_script("rsa", variant: "stock", jruby: jruby, quick: options[:quick])
+    RSA_ENGINES.each do |engine|
+      results["rsa"]["#{jruby} #{engine}"] =
+        run_script("rsa", variant: "fast_random", jruby: jruby, quick: options[:quick], rsa_engine: engine)
+    end
+  end
+end
 
 if options[:only].include?("startup")
   options[:jrubies].each do |jruby|

@@ -68,6 +68,8 @@ FastRandom::Generator.native_library_path = ENV.fetch("FAST_RANDOM_NATIVE_LIBRAR
   File.join(__dir__, "fast_random", FastRandom::Generator::NATIVE_LIBRARY)
 end
 require_relative "fast_random/secure_random"
+# FastRandom::RSA loads with openssl (see openssl_hook.rb), or on first use.
+FastRandom.autoload(:RSA, File.join(__dir__, "fast_random/rsa"))
 require_relative "fast_random/openssl_hook"
 
 FastRandom.backend = ENV["FAST_RANDOM_BACKEND"] if ENV["FAST_RANDOM_BACKEND"]

@@ -10,8 +10,22 @@ FR_JRUBY_DEFAULT="10.1.0.0"
 # Downloads live in Maven's local repository, outside the git tree.
 FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
 
-# Debian packages the scripts need (MRI and its gems for the comparison runs).
-FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest"
+# Debian packages the scripts need (MRI and its gems for the comparison runs;
+# libgmp10, the system GMP that the :gmp RSA engine prefers to jnagmp's copy;
+# zip and unzip, with which the build moves that copy out of jnagmp's jar).
+FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest libgmp10 zip unzip"
+
+# Java libraries from Maven Central (group:artifact:version), kept in the
+# local Maven repository like the JRuby jars.
+# Compiled against only: BouncyCastle comes with jruby-openssl at run time
+# (1.83 in JRuby 10.1, 1.84 in 9.4.15), and the gem must use that copy, so
+# we compile against the oldest of them and never ship it.
+FR_COMPILE_JARS="org.bouncycastle:bcprov-jdk18on:1.83"
+# Shipped in the gem, in lib/fast_random/vendor/ (the Rakefile copies them
+# there), in the order they are to be loaded: JNA, then jnagmp (GMP through
+# JNA; its own libgmp goes to vendor/gmp/), then its BouncyCastle RSA engine.
+# jnagmp 3.0.0 declares JNA 5.5.0.
+FR_VENDORED_JARS="net.java.dev.jna:jna:5.5.0 com.squareup.jnagmp:jnagmp:3.0.0 com.squareup.jnagmp:bouncycastle-rsa:3.0.0"
 
 # Map "10.1", "9.4" or a full version to the full version.
 fr_jruby_version() {
@@ -24,6 +38,19 @@ fr_jruby_version() {
 
 fr_jruby_jar() {
   echo "$FR_M2_REPO/org/jruby/jruby-complete/$1/jruby-complete-$1.jar"
+}
+
+# group:artifact:version -> the jar's path in the local Maven repository.
+fr_maven_jar() {
+  local group="${1%%:*}" rest="${1#*:}"
+  local artifact="${rest%%:*}" version="${rest#*:}"
+  echo "$FR_M2_REPO/${group//.//}/$artifact/$version/$artifact-$version.jar"
+}
+
+# group:artifact:version -> the jar's name in lib/fast_random/vendor/.
+fr_vendored_name() {
+  local rest="${1#*:}"
+  echo "${rest%%:*}-${rest#*:}.jar"
 }
 
 # The JDK each JRuby runs on: JRuby 10 needs Java 21+, we use Temurin 25;
@@ -56,6 +83,11 @@ fr_build_stale() {
   local jar="$FR_ROOT/lib/fast_random/fast_random.jar"
   [ -f "$jar" ] || return 0
   [ -z "$(find "$FR_ROOT/src/main/java" -name '*.java' -newer "$jar" -print -quit)" ] || return 0
+  local coordinate
+  for coordinate in $FR_VENDORED_JARS; do
+    [ -f "$FR_ROOT/lib/fast_random/vendor/$(fr_vendored_name "$coordinate")" ] || return 0
+  done
+  [ -f "$FR_ROOT/lib/fast_random/vendor/gmp/.extracted" ] || return 0
   if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
     local so="$FR_ROOT/lib/fast_random/linux-x86_64/libfast_random.so"
     [ -f "$so" ] || return 0

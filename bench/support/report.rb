@@ -25,6 +25,7 @@ module Bench
       sections << threads if @results["threads"].any?
       sections << rdrand if @results["rdrand_raw"]
       sections << startup if @results["startup"].any?
+      sections << rsa if @results["rsa"]&.any?
       sections << targets
       sections.join("\n")
     end
@@ -121,6 +122,39 @@ module Bench
       out.join("\n")
     end
 
+    RSA_CASES = ["sign", "verify", "public_encrypt", "private_decrypt"].freeze
+    RSA_COLUMNS = { "stock" => "stock", "openssl" => ":openssl", "gmp" => ":gmp", "java" => ":java" }.freeze
+
+    def rsa
+      out = ["## RSA (PKCS#1 v1.5, SHA-256), one thread, operations/s\n",
+             "Same keys everywhere (made by MRI). `:openssl`, `:gmp`, `:java` are fast_random's engines.\n"]
+      @jrubies.each do |jruby|
+        columns = RSA_COLUMNS.keys.select { |c| @results["rsa"]["#{jruby} #{c}"] }
+        out << "| JRuby #{jruby} | MRI #{@results["machine"]["mri"]} | #{columns.map { |c| RSA_COLUMNS[c] }.join(" | ")} | default vs MRI | default vs stock |"
+        out << "|---|#{"---:|" * (columns.size + 3)}"
+        default = @results["rsa"].dig("#{jruby} openssl") ? "openssl" : columns.last
+        rsa_labels.each do |label|
+          mri = @results["rsa"].dig("MRI", "results", label, "ips")
+          cells = columns.map { |c| count(@results["rsa"].dig("#{jruby} #{c}", "results", label, "ips")) }
+          fast = @results["rsa"].dig("#{jruby} #{default}", "results", label, "ips")
+          stock = @results["rsa"].dig("#{jruby} stock", "results", label, "ips")
+          out << "| #{label} | #{count(mri)} | #{cells.join(" | ")} | #{ratio(fast, mri)} | #{ratio(fast, stock)} |"
+        end
+        out << ""
+      end
+      out.join("\n")
+    end
+
+    def rsa_labels
+      @results["rsa"].dig("MRI", "results")&.keys || []
+    end
+
+    def count(ips)
+      return "-" unless ips
+
+      ips >= 10_000 ? format("%.1f k", ips / 1e3) : format("%.0f", ips)
+    end
+
     def targets
       out = ["## Targets\n", "| target | measured | |", "|---|---|---|"]
       sr = @results["secure_random"]
@@ -152,6 +186,13 @@ module Bench
           uuid = run.dig("results", "uuid", "ips")
           stock = sr.dig("#{jruby} stock", "results", "uuid", "ips")
           out << target_row(":rdrand `uuid` >= 5x stock (JRuby #{jruby})", uuid / stock, 5)
+        end
+      end
+      if @results["rsa"]&.any?
+        rsa_labels.each do |label|
+          fast = @results["rsa"].dig("10.1 openssl", "results", label, "ips") or next
+          mri = @results["rsa"].dig("MRI", "results", label, "ips")
+          out << target_row("RSA #{label} on JRuby 10.1 (default engine) >= 1.0x MRI", fast / mri, 1.0)
         end
       end
       out << ""

@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 module FastRandom
-  # Points OpenSSL::Random.random_bytes at fast_random's generators once
+  # Points OpenSSL::Random.random_bytes at fast_random's generators, and
+  # OpenSSL::PKey::RSA at fast_random's RSA engines (FastRandom::RSA), once
   # jruby-openssl is loaded, whether that happens before or after fast_random.
   # fast_random never loads openssl itself: while OpenSSL::Random is not
   # defined, every require checks for it afterwards (one constant lookup).
@@ -10,8 +11,12 @@ module FastRandom
       return true if @installed
       return false unless defined?(::OpenSSL::Random)
 
-      OpenSSLRandomMethods.prepend_to(::OpenSSL::Random)
+      # Marked first: loading FastRandom::RSA requires jars, which comes
+      # back through Require#require.
       @installed = true
+      OpenSSLRandomMethods.prepend_to(::OpenSSL::Random)
+      RSA.install
+      true
     end
 
     def self.installed?

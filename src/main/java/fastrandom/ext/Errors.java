@@ -27,6 +27,18 @@ final class Errors {
         return raise(context.runtime, "BackendUnavailableError", message);
     }
 
+    /** FastRandom::RSA::EngineUnavailableError: an RSA engine that cannot run here was asked for. */
+    static RaiseException engineUnavailable(ThreadContext context, String message) {
+        RubyModule rsa = (RubyModule) context.runtime.getModule("FastRandom").getConstantAt("RSA");
+        return RaiseException.from(context.runtime, (RubyClass) rsa.getConstantAt("EngineUnavailableError"), message);
+    }
+
+    /** OpenSSL::PKey::PKeyError, as jruby-openssl raises it when signing fails. */
+    static RaiseException pkeyError(ThreadContext context, String message) {
+        RubyClass pkeyError = (RubyClass) context.runtime.getClassFromPath("OpenSSL::PKey::PKeyError");
+        return RaiseException.from(context.runtime, pkeyError, message);
+    }
+
     /**
      * Errno::EDOM as MRI raises it ("Numerical argument out of domain");
      * JRuby's newErrnoEDOMError repeats that text as its detail.

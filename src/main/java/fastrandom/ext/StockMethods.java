@@ -23,26 +23,33 @@ final class StockMethods {
      * recording what it answered for each of our method names.
      */
     void prependOver(IRubyObject target, RubyModule ours) {
-        RubyModule singletonClass = target.getSingletonClass();
-        capture(singletonClass, ours);
-        singletonClass.prependModule(ours);
+        prependToModule(target.getSingletonClass(), ours);
     }
 
-    private void capture(RubyModule singletonClass, RubyModule ours) {
+    /**
+     * Prepends {@code ours} to {@code target} itself (its instances' methods),
+     * first recording what it answered for each of our method names.
+     */
+    void prependToModule(RubyModule target, RubyModule ours) {
         synchronized (this) {
             for (String name : ours.getMethods().keySet()) {
-                DynamicMethod method = singletonClass.searchMethod(name);
+                DynamicMethod method = target.searchMethod(name);
                 if (method != null && !method.isUndefined()) methods.put(name, method);
             }
-            owner = singletonClass;
+            owner = target;
         }
+        target.prependModule(ours);
     }
 
     IRubyObject call(ThreadContext context, IRubyObject self, String name, IRubyObject... args) {
+        return call(context, self, name, args, Block.NULL_BLOCK);
+    }
+
+    IRubyObject call(ThreadContext context, IRubyObject self, String name, IRubyObject[] args, Block block) {
         DynamicMethod method = methods.get(name);
         if (method == null) {
             throw context.runtime.newNoMethodError("no stock method '" + name + "' to delegate to", self, name, context.runtime.newArrayNoCopy(args));
         }
-        return method.call(context, self, owner, name, args, Block.NULL_BLOCK);
+        return method.call(context, self, owner, name, args, block);
     }
 }

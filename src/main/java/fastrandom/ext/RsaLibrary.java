@@ -1,0 +1,19 @@
+package fastrandom.ext;
+
+import org.jruby.Ruby;
+import org.jruby.RubyModule;
+import org.jruby.runtime.load.Library;
+
+/**
+ * Loaded by lib/fast_random/rsa.rb (autoloaded with {@code FastRandom::RSA},
+ * or when openssl is loaded), never by a plain {@code require "fast_random"},
+ * so apps that do not use RSA pay nothing for it.
+ */
+public final class RsaLibrary implements Library {
+    @Override
+    public void load(Ruby runtime, boolean wrap) {
+        RubyModule rsa = runtime.getOrCreateModule("FastRandom").defineOrGetModuleUnder("RSA");
+        RsaModule.define(runtime, rsa);
+        RsaPssMethods.define(runtime, rsa);
+    }
+}

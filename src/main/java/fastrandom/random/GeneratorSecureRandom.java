@@ -1,0 +1,41 @@
+package fastrandom.random;
+
+import java.security.SecureRandom;
+import java.security.SecureRandomSpi;
+
+/**
+ * A {@link SecureRandom} that draws from the calling thread's generator (see
+ * {@link ThreadGenerators}), for Java APIs that want one (PSS salts, say).
+ * Caller-supplied seeds are ignored: the generators seed themselves from the
+ * OS. {@code generateSeed} reads the OS directly.
+ */
+public final class GeneratorSecureRandom extends SecureRandom {
+    private static final long serialVersionUID = 1L;
+
+    public static final GeneratorSecureRandom INSTANCE = new GeneratorSecureRandom();
+
+    private GeneratorSecureRandom() {
+        super(new Spi(), null);
+    }
+
+    private static final class Spi extends SecureRandomSpi {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void engineSetSeed(byte[] seed) {
+            // the generators reseed from the OS on their own schedule
+        }
+
+        @Override
+        protected void engineNextBytes(byte[] bytes) {
+            ThreadGenerators.current().nextBytes(bytes, 0, bytes.length);
+        }
+
+        @Override
+        protected byte[] engineGenerateSeed(int length) {
+            byte[] seed = new byte[length];
+            OsEntropy.INSTANCE.fill(seed);
+            return seed;
+        }
+    }
+}

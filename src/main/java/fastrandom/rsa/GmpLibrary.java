@@ -1,0 +1,231 @@
+package fastrandom.rsa;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Which libgmp the {@code :gmp} engine runs on, loaded once through jnagmp
+ * (which reaches GMP through JNA).
+ *
+ * <p>The system property {@code fastrandom.gmp.library} (or the environment
+ * variable {@code FAST_RANDOM_GMP_LIBRARY}) chooses: {@code auto} (the
+ * default: the system's libgmp when there is one, e.g. Debian's libgmp10,
+ * which is faster, else the copy jnagmp bundles), {@code system},
+ * {@code bundled}, or the absolute path of a libgmp file. It is read once,
+ * when the library is first loaded; {@link #library()} says what was loaded.
+ *
+ * <p>Only the nested {@code Loader} names jnagmp or JNA classes, so loading
+ * this class never needs those jars: a missing jar shows up as the reason
+ * {@link #unavailableReason()} gives.
+ */
+public final class GmpLibrary {
+    public static final String PROPERTY = "fastrandom.gmp.library";
+    public static final String ENVIRONMENT = "FAST_RANDOM_GMP_LIBRARY";
+
+    private static final Object LOCK = new Object();
+    private static volatile boolean tried;
+    private static volatile String failure;
+    private static volatile String loaded;
+
+    private GmpLibrary() {}
+
+    /**
+     * Loads JNA and libgmp if that has not been tried yet. Null when GMP can
+     * be used, else why not.
+     */
+    public static String unavailableReason() {
+        if (!tried) {
+            synchronized (LOCK) {
+                if (!tried) {
+                    try {
+                        loaded = Loader.load(preference());
+                    } catch (LinkageError | Exception e) {
+                        // NoClassDefFoundError: a jar is not on the class path;
+                        // UnsatisfiedLinkError: jnidispatch or libgmp did not load.
+                        failure = describe(e);
+                    }
+                    tried = true;
+                }
+            }
+        }
+        return failure;
+    }
+
+    /**
+     * Which libgmp is in use, e.g. {@code "system GMP 6.2.1
+     * (/usr/lib/x86_64-linux-gnu/libgmp.so.10)"}; {@code "unavailable: REASON"}
+     * when none loaded.
+     */
+    public static String library() {
+        String reason = unavailableReason();
+        return reason == null ? loaded : "unavailable: " + reason;
+    }
+
+    /** The preference in force: auto, system, bundled or a path. */
+    public static String preference() {
+        String value = System.getProperty(PROPERTY);
+        if (value == null || value.isEmpty()) value = System.getenv(ENVIRONMENT);
+        if (value == null || value.isEmpty()) return "auto";
+        return value;
+    }
+
+    static String describe(Throwable e) {
+        String message = e.getMessage();
+        return e.getClass().getName() + (message == null ? "" : ": " + message);
+    }
+
+    /**
+     * Everything that names jnagmp or JNA classes. The JVM loads (and
+     * verifies) this class the first time it is used, so a missing jar shows
+     * up there, as a LinkageError.
+     */
+    private static final class Loader {
+        private Loader() {}
+
+        /** Loads libgmp as {@code preference} says; returns what was loaded. */
+        static String load(String preference) throws IOException {
+            String wanted = preference.toLowerCase(Locale.ROOT);
+            boolean path = new File(preference).isAbsolute();
+            if (!path && !wanted.equals("auto") && !wanted.equals("system") && !wanted.equals("bundled")) {
+                throw new IllegalArgumentException("unknown " + PROPERTY + " value '" + preference
+                        + "' (use auto, system, bundled or the absolute path of a libgmp file)");
+            }
+            ClassLoader loader = com.squareup.jnagmp.LibGmp.class.getClassLoader();
+            String libraryName = System.mapLibraryName("gmp");
+            String platform = com.sun.jna.Platform.RESOURCE_PREFIX;
+
+            // jnagmp's LibGmp loads the libgmp in its jar whenever the jar has
+            // one for this platform (it extracts it to JNA's temporary
+            // directory); only without one does it ask JNA for "gmp", where
+            // the search path below applies. The gem's copy of the jar has its
+            // libgmp moved out to vendor/gmp/, so the choice is ours.
+            if (loader.getResource(platform + "/" + libraryName) != null) {
+                if (!wanted.equals("auto") && !wanted.equals("bundled")) {
+                    throw new IllegalStateException("the jnagmp jar on the class path carries a libgmp for " + platform
+                            + ", which jnagmp always loads (use the jnagmp jar in fast_random's vendor directory)");
+                }
+                com.squareup.jnagmp.Gmp.checkLoaded();
+                return "bundled GMP " + com.squareup.jnagmp.LibGmp.__gmp_version + " (extracted from the jnagmp jar by jnagmp)";
+            }
+
+            File system = null;
+            String systemProblem = null;
+            if (!wanted.equals("bundled")) {
+                system = path ? new File(preference) : findSystemLibrary(libraryName);
+                systemProblem = system == null
+                        ? "no system libgmp found (looked in " + String.join(", ", systemDirectories()) + ")"
+                        : probe(system);
+                if (systemProblem != null) system = null;
+                if (system == null && !wanted.equals("auto")) throw new IllegalStateException(systemProblem);
+            }
+            File bundled = bundledLibrary(libraryName, platform);
+            File chosen = system;
+            if (chosen == null) {
+                if (bundled == null || !bundled.isFile()) {
+                    throw new IllegalStateException((systemProblem == null ? "" : systemProblem + "; ")
+                            + "no bundled libgmp for " + platform + (bundled == null ? "" : " (" + bundled + " is missing)"));
+                }
+                chosen = bundled;
+            }
+
+            // Searched first for "gmp": the file itself when it is named
+            // libgmp.so; otherwise (Debian's libgmp.so.10 without libgmp-dev)
+            // JNA takes the highest libgmp.so.N in that directory.
+            com.sun.jna.NativeLibrary.addSearchPath("gmp", chosen.getAbsoluteFile().getParent());
+            com.squareup.jnagmp.Gmp.checkLoaded();
+
+            // The instance LibGmp registered its methods with (JNA caches it by name).
+            com.sun.jna.NativeLibrary loaded = com.sun.jna.NativeLibrary.getInstance("gmp", loader);
+            String version = version(loaded);
+            File file = loaded.getFile();
+            String where = file == null ? "found by the dynamic linker" : file.getPath();
+            if (file != null && file.isAbsolute()) {
+                String canonical = file.getCanonicalPath();
+                if (bundled != null && bundled.isFile() && canonical.equals(bundled.getCanonicalPath())) {
+                    return "bundled GMP " + version + " (" + where
+                            + (systemProblem != null && wanted.equals("auto") ? "; " + systemProblem : "") + ")";
+                }
+                if (system != null && canonical.equals(system.getCanonicalPath())) return "system GMP " + version + " (" + where + ")";
+            } else if (file != null) {
+                where = file.getPath() + ", found by the dynamic linker";
+            }
+            return (system != null ? "system GMP " : "GMP ") + version + " (" + where + ")";
+        }
+
+        /**
+         * The libgmp that jnagmp's jar bundled, which the gem's build moved
+         * beside that jar: {@code vendor/gmp/linux-x86-64/libgmp.so}, the
+         * directory named as JNA names platforms.
+         */
+        private static File bundledLibrary(String libraryName, String platform) {
+            try {
+                java.security.CodeSource source = com.squareup.jnagmp.LibGmp.class.getProtectionDomain().getCodeSource();
+                if (source == null || source.getLocation() == null) return null;
+                String location = source.getLocation().toString();
+                if (location.startsWith("jar:")) location = location.substring(4);
+                int bang = location.indexOf("!/");
+                if (bang >= 0) location = location.substring(0, bang);
+                if (!location.startsWith("file:")) return null;
+                File jar = new File(new java.net.URI(location));
+                return new File(new File(new File(jar.getParentFile(), "gmp"), platform), libraryName);
+            } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+                return null;
+            }
+        }
+
+        /** Why {@code file} is no usable libgmp (null when it is). */
+        private static String probe(File file) {
+            if (!file.isFile()) return "system libgmp " + file + " is missing";
+            try {
+                com.sun.jna.NativeLibrary candidate = com.sun.jna.NativeLibrary.getInstance(file.getAbsolutePath());
+                for (String symbol : new String[] {"__gmpz_powm_sec", "__gmpz_powm", "__gmpz_import", "__gmpz_export", "__gmpz_invert"}) {
+                    candidate.getFunction(symbol);
+                }
+                String version = version(candidate);
+                if (!version.matches("([5-9]|[1-9][0-9])\\..*")) return "system libgmp " + file + " is GMP " + version + " (5 or later needed)";
+                return null;
+            } catch (UnsatisfiedLinkError e) {
+                return "system libgmp " + file + " is unusable: " + e.getMessage();
+            }
+        }
+
+        private static String version(com.sun.jna.NativeLibrary library) {
+            try {
+                return library.getGlobalVariableAddress("__gmp_version").getPointer(0).getString(0);
+            } catch (UnsatisfiedLinkError e) {
+                return "(version unknown)";
+            }
+        }
+
+        private static File findSystemLibrary(String libraryName) {
+            boolean mac = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("mac");
+            // The unversioned name first (libgmp-dev's link): JNA loads it as it is.
+            String[] names = mac ? new String[] {libraryName, "libgmp.10.dylib"} : new String[] {libraryName, libraryName + ".10"};
+            for (String dir : systemDirectories()) {
+                for (String name : names) {
+                    File file = new File(dir, name);
+                    if (file.isFile()) return file;
+                }
+            }
+            return null;
+        }
+
+        private static List<String> systemDirectories() {
+            String arch = System.getProperty("os.arch", "");
+            String multiarch = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64-linux-gnu"
+                    : arch.equals("aarch64") ? "aarch64-linux-gnu" : arch + "-linux-gnu";
+            List<String> dirs = new ArrayList<>();
+            dirs.add("/usr/lib/" + multiarch);
+            dirs.add("/lib/" + multiarch);
+            dirs.add("/usr/lib64");
+            dirs.add("/lib64");
+            dirs.add("/usr/lib");
+            dirs.add("/usr/local/lib");
+            dirs.add("/opt/homebrew/lib");
+            return dirs;
+        }
+    }
+}

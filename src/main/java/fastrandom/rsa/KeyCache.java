@@ -1,0 +1,193 @@
+package fastrandom.rsa;
+
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * Per-key precomputation (an OpenSSL key object, GMP copies of the key's
+ * numbers) cached against the object the key came from, compared by
+ * identity (never {@code equals}), so every call with the same key reuses it.
+ *
+ * <p>Identities are held weakly: once one is garbage collected its value is
+ * dropped (collected identities are polled from a {@link ReferenceQueue} on
+ * every lookup). At most {@code capacity} values are
+ * kept, the least recently used going first. A value leaving the cache
+ * (evicted, collected, replaced or cleared) is handed to {@code onDrop},
+ * which frees what it holds.
+ *
+ * <p>Each entry also remembers a fingerprint of the key's public values, so a
+ * different key presented with the same identity replaces the entry rather
+ * than using the old one. A value for which {@code usable} is false (closed
+ * by another thread, say) is built again.
+ *
+ * <p>Thread-safe: one lock, never held while a value is built or used.
+ */
+public final class KeyCache<V> {
+    public static final int DEFAULT_CAPACITY = 1024;
+
+    private final int capacity;
+    private final Consumer<? super V> onDrop;
+    private final Predicate<? super V> usable;
+    private final ReferenceQueue<Object> collected = new ReferenceQueue<>();
+    private final LinkedHashMap<Object, Cached<V>> entries; // guarded by this; access order = LRU
+    private long hits, misses, evictions, collections; // guarded by this
+
+    public KeyCache(int capacity, Consumer<? super V> onDrop, Predicate<? super V> usable) {
+        if (capacity < 1) throw new IllegalArgumentException("capacity must be at least 1");
+        this.capacity = capacity;
+        this.onDrop = onDrop;
+        this.usable = usable;
+        this.entries = new LinkedHashMap<Object, Cached<V>>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Object, Cached<V>> eldest) {
+                if (size() <= KeyCache.this.capacity) return false;
+                KeyCache.this.onDrop.accept(eldest.getValue().value);
+                evictions++;
+                return true;
+            }
+        };
+    }
+
+    /**
+     * The value cached for {@code identity} with this fingerprint, or one made
+     * by {@code create} (outside the lock) and cached. If two threads create
+     * it at once, one copy is kept and the other dropped.
+     */
+    public V get(Object identity, int fingerprint, Supplier<? extends V> create) {
+        Probe probe = new Probe(identity);
+        synchronized (this) {
+            expunge();
+            Cached<V> entry = entries.get(probe);
+            if (entry != null && entry.fingerprint == fingerprint && usable.test(entry.value)) {
+                hits++;
+                return entry.value;
+            }
+            misses++;
+        }
+        V fresh = create.get();
+        V replaced = null;
+        synchronized (this) {
+            Cached<V> entry = entries.get(probe);
+            if (entry != null && entry.fingerprint == fingerprint && usable.test(entry.value)) {
+                replaced = fresh; // another thread cached one first
+                fresh = entry.value;
+            } else {
+                if (entry != null) {
+                    entries.remove(probe);
+                    replaced = entry.value;
+                }
+                entries.put(new IdentityRef(identity, collected), new Cached<>(fresh, fingerprint));
+            }
+        }
+        if (replaced != null) onDrop.accept(replaced);
+        return fresh;
+    }
+
+    /** Values cached now (after dropping those whose identity was collected). */
+    public synchronized int size() {
+        expunge();
+        return entries.size();
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Lookups served from the cache, values built, evicted as least recently used, dropped after GC. */
+    public synchronized long[] stats() {
+        return new long[] { hits, misses, evictions, collections };
+    }
+
+    /** Drops every cached value. */
+    public void clear() {
+        List<V> dropped = new ArrayList<>();
+        synchronized (this) {
+            for (Cached<V> entry : entries.values()) dropped.add(entry.value);
+            entries.clear();
+            while (collected.poll() != null) {
+                // their entries are gone with the rest
+            }
+        }
+        for (V value : dropped) onDrop.accept(value);
+    }
+
+    /** Drops the values whose identity was garbage collected. Holding this. */
+    private void expunge() {
+        Reference<?> ref;
+        while ((ref = collected.poll()) != null) {
+            Cached<V> entry = entries.remove(ref);
+            if (entry != null) {
+                onDrop.accept(entry.value);
+                collections++;
+            }
+        }
+    }
+
+    private static final class Cached<V> {
+        final V value;
+        final int fingerprint;
+
+        Cached(V value, int fingerprint) {
+            this.value = value;
+            this.fingerprint = fingerprint;
+        }
+    }
+
+    /**
+     * The map's key: a weak reference that is equal to another reference or
+     * a {@link Probe} holding the same object. Once cleared it is equal only
+     * to itself, so {@link #expunge()} can still remove it.
+     */
+    private static final class IdentityRef extends WeakReference<Object> {
+        private final int hash;
+
+        IdentityRef(Object referent, ReferenceQueue<Object> queue) {
+            super(referent, queue);
+            this.hash = System.identityHashCode(referent);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            if (other == this) return true;
+            Object referent = get();
+            if (referent == null) return false;
+            if (other instanceof Probe) return ((Probe) other).referent == referent;
+            return other instanceof IdentityRef && ((IdentityRef) other).get() == referent;
+        }
+    }
+
+    /** A lookup key: holds the identity strongly, only for the lookup. */
+    private static final class Probe {
+        final Object referent;
+
+        Probe(Object referent) {
+            this.referent = referent;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(referent);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            if (other == this) return true;
+            return other instanceof IdentityRef && ((IdentityRef) other).get() == referent;
+        }
+    }
+}

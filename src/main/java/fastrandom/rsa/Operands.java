@@ -1,0 +1,36 @@
+package fastrandom.rsa;
+
+import java.math.BigInteger;
+import java.util.Arrays;
+
+/** What every engine does with its numbers before and after the exponentiation. */
+final class Operands {
+    private Operands() {}
+
+    /** Refuses an input outside [0, modulus). */
+    static void checkInput(BigInteger input, BigInteger modulus) {
+        if (input == null || input.signum() < 0 || input.compareTo(modulus) >= 0) {
+            throw new IllegalArgumentException("RSA input must be at least 0 and less than the modulus");
+        }
+    }
+
+    /** Identifies a key's public values, so a reused identity with another key is not mistaken for it. */
+    static int fingerprint(BigInteger modulus, BigInteger publicExponent) {
+        return 31 * modulus.hashCode() + publicExponent.hashCode();
+    }
+
+    /** The length of a modulus in bytes. */
+    static int byteLength(BigInteger modulus) {
+        return (modulus.bitLength() + 7) / 8;
+    }
+
+    /** {@code value} big-endian, left-padded with zeros to {@code length} bytes ({@code 0 <= value < 256^length}). */
+    static byte[] fixedLength(BigInteger value, int length) {
+        byte[] raw = value.toByteArray();
+        byte[] out = new byte[length];
+        int n = Math.min(raw.length, length);
+        System.arraycopy(raw, raw.length - n, out, length - n, n);
+        Arrays.fill(raw, (byte) 0);
+        return out;
+    }
+}

@@ -1,0 +1,175 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+require_relative "support/rsa_engine_contract"
+
+# The :openssl RSA engine (OpenSSL's libcrypto 3 through the JNI library),
+# driven through its Java classes: the engine contract, then what is its own
+# (native keys: caching, freeing, handles, loading). bin/test also runs the
+# suite with the JNI library missing, where the tests below check that the
+# engine reports why instead.
+class RsaOpenSslEngineTest < Minitest::Test
+  include RsaEngineContract
+
+  Engine = Java::FastrandomRsa::OpenSslRsaEngine
+  LibCrypto = Java::FastrandomJni::LibCrypto
+
+  def self.engine_class
+    Engine
+  end
+
+  # bin/test's fallback pass runs without the JNI library; this one hides libcrypto.
+  def self.libcrypto_expected?
+    ENV["FAST_RANDOM_HIDE_LIBCRYPTO"] != "1" && !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY")
+  end
+
+  def setup
+    return if self.class.libcrypto_expected? || name == "test_availability_matches_the_environment"
+
+    skip "libcrypto unavailable on purpose in this pass (#{Engine.unavailable_reason})"
+  end
+
+  def engine
+    @engine ||= Engine.new
+  end
+
+  def test_availability_matches_the_environment
+    if self.class.libcrypto_expected?
+      assert_nil Engine.unavailable_reason
+      assert_nil Engine.self_test
+      assert_match(/\AOpenSSL 3\./, LibCrypto.version)
+      assert_equal "openssl", engine.name
+    else
+      reason = Engine.unavailable_reason
+      assert_match(/hidden by FAST_RANDOM_HIDE_LIBCRYPTO|native library .* is missing/, reason)
+      assert_equal reason, Engine.self_test
+      key = RsaTestKeys.key(1024, 65_537)
+      error = assert_raises(RsaEngineException) { Engine.new.private_operation(key.engine_key, 5) }
+      assert_includes error.message, reason
+    end
+  end
+
+  def test_least_recently_used_keys_are_evicted_and_freed
+    engine = Engine.new(4)
+    key = RsaTestKeys.key(1024, 65_537)
+    before = LibCrypto.live_keys
+    identities = Array.new(10) { JObject.new }
+    identities.each { |identity| assert_equal 7.pow(key.d, key.n), engine.private_operation(key.engine_key(identity), 7) }
+    assert_equal 4, engine.private_key_cache.size
+    hits, misses, evictions, = engine.private_key_cache.stats.to_a
+    assert_equal [0, 10, 6], [hits, misses, evictions]
+    assert_equal before + 4, LibCrypto.live_keys
+    # The most recent four are still cached; the first one has to be rebuilt.
+    engine.private_operation(key.engine_key(identities.last), 7)
+    engine.private_operation(key.engine_key(identities.first), 7)
+    assert_equal [1, 11, 7], engine.private_key_cache.stats.to_a.first(3)
+    engine.clear_caches
+    assert_equal 0, engine.private_key_cache.size
+    assert_equal before, LibCrypto.live_keys
+  end
+
+  def test_native_keys_are_freed_when_their_identity_is_collected
+    engine = Engine.new
+    before = LibCrypto.live_keys
+    use_dropped_keys(engine, 5000)
+    assert_operator engine.private_key_cache.size, :<=, 1024
+    assert_operator LibCrypto.live_keys, :<=, before + 1024
+
+    size = nil
+    50.times do
+      java.lang.System.gc
+      sleep 0.05
+      size = engine.private_key_cache.size # polls the reference queue
+      break if size < 10
+    end
+    assert_operator size, :<, 10, "native keys whose identity was collected must be freed"
+    assert_operator engine.private_key_cache.stats.to_a[3], :>, 0
+    assert_operator LibCrypto.live_keys, :<, before + 10
+  end
+
+  def test_a_key_without_an_identity_is_freed_after_the_call
+    key = RsaTestKeys.key(1024, 65_537)
+    before = LibCrypto.live_keys
+    assert_equal 9.pow(key.d, key.n), engine.private_operation(key.engine_key(nil), 9)
+    assert_equal 0, engine.private_key_cache.size
+    assert_equal before, LibCrypto.live_keys
+  end
+
+  def test_native_handles_cannot_be_reached_or_misused_from_ruby
+    # The natives taking raw handles are private; only Key objects reach them.
+    %i[privateRaw private_raw publicRaw public_raw freeKey free_key open version0].each do |name|
+      refute_respond_to LibCrypto, name
+      assert_raises(NoMethodError) { LibCrypto.public_send(name, 1, nil, 256) }
+    end
+    assert_raises(RsaEngineException) { LibCrypto.new_private_key(1, nil, nil, nil, nil, nil, nil, nil) }
+    key = RsaTestKeys.key(1024, 65_537)
+    native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv)
+    input = ([0] * 127 + [3]).pack("C*").to_java_bytes
+    assert_equal 3.pow(key.d, key.n), java.math.BigInteger.new(1, native.private_raw(input)).to_i
+    # Wrong lengths are refused in C, not read past.
+    assert_raises(RsaEngineException) { native.private_raw([1, 2, 3].pack("C*").to_java_bytes) }
+    assert_raises(RsaEngineException) { native.private_raw(nil) }
+    native.close
+    native.close
+    assert_nil native.private_raw(input)
+    assert_nil native.public_raw(input)
+
+    public_key = LibCrypto.new_public_key(key.n, key.e)
+    assert_raises(RsaEngineException) { public_key.private_raw(input) }
+    assert_equal 3.pow(key.e, key.n), java.math.BigInteger.new(1, public_key.public_raw(input)).to_i
+    public_key.close
+  end
+
+  def test_a_key_closed_while_in_use_is_freed_after_the_call
+    key = RsaTestKeys.key(2048, 65_537)
+    native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv)
+    before = LibCrypto.live_keys
+    input = ([0] * 255 + [7]).pack("C*").to_java_bytes
+    workers = Array.new(4) { Thread.new { Array.new(50) { native.private_raw(input) } } }
+    sleep 0.01
+    native.close
+    results = workers.flat_map(&:value)
+    expected = 7.pow(key.d, key.n)
+    assert(results.all? { |r| r.nil? || java.math.BigInteger.new(1, r).to_i == expected })
+    assert_equal before - 1, LibCrypto.live_keys
+  end
+
+  def test_missing_libcrypto_is_reported_not_a_crash
+    code = <<~RUBY
+      require "fast_random"
+      engine = Java::FastrandomRsa::OpenSslRsaEngine
+      error = begin
+        engine.new.public_operation(187, 7, 2)
+      rescue Java::FastrandomRsa::RsaEngineException => e
+        e.message
+      end
+      p [engine.unavailable_reason, engine.self_test, error, File.read("/proc/self/maps").include?("libcrypto.so.3")]
+    RUBY
+    out, err, status = TestHelper.jruby(code, env: { "FAST_RANDOM_HIDE_LIBCRYPTO" => "1" })
+    assert status.success?, err
+    reason = "libcrypto hidden by FAST_RANDOM_HIDE_LIBCRYPTO"
+    assert_equal [reason, reason, "the openssl RSA engine is unavailable: #{reason}", false].inspect, out.lines.last.strip
+  end
+
+  def test_libcrypto_is_loaded_on_first_use_only
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      loaded = -> { File.read("/proc/self/maps").include?("libcrypto.so.3") }
+      before = loaded.call
+      SecureRandom.uuid
+      middle = loaded.call
+      p [before, middle, Java::FastrandomRsa::OpenSslRsaEngine.self_test, loaded.call]
+    RUBY
+    assert status.success?, err
+    assert_equal "[false, false, nil, true]", out.lines.last.strip
+  end
+
+  private
+
+  # Builds `count` native keys whose identities are dropped at once.
+  def use_dropped_keys(engine, count)
+    key = RsaTestKeys.key(1024, 65_537)
+    count.times { engine.private_operation(key.engine_key(JObject.new), 2) }
+    nil
+  end
+end

@@ -1,0 +1,36 @@
+# frozen_string_literal: true
+
+# RSA keys for the engine tests, made once per size and exponent by the JDK's
+# generator (4096-bit keys take seconds), as Ruby Integers.
+module RsaTestKeys
+  RsaPrivateKey = Java::FastrandomRsa::RsaPrivateKey
+
+  Key = Struct.new(:n, :e, :d, :p, :q, :dp, :dq, :qinv) do
+    # The engines' key form, with a fresh identity object (or the one given;
+    # nil for none).
+    def engine_key(identity = Java::JavaLang::Object.new)
+      RsaPrivateKey.new(n, e, d, p, q, dp, dq, qinv, identity)
+    end
+
+    # The same key with some values replaced (a corrupted or inconsistent key).
+    def with(**changes)
+      dup.tap { |copy| changes.each { |name, value| copy[name] = value } }
+    end
+  end
+
+  KEYS = {}
+  LOCK = Mutex.new
+
+  def self.key(bits, e)
+    LOCK.synchronize do
+      KEYS[[bits, e]] ||= begin
+        generator = java.security.KeyPairGenerator.get_instance("RSA")
+        spec = java.security.spec.RSAKeyGenParameterSpec.new(bits, java.math.BigInteger.value_of(e))
+        generator.java_send(:initialize, [java.security.spec.AlgorithmParameterSpec], spec) # Ruby's initialize is private
+        k = generator.generate_key_pair.private
+        Key.new(*[k.modulus, k.public_exponent, k.private_exponent, k.prime_p, k.prime_q,
+                  k.prime_exponent_p, k.prime_exponent_q, k.crt_coefficient].map(&:to_i))
+      end
+    end
+  end
+end
