@@ -71,6 +71,10 @@ public final class RsaEngines {
         return JAVA.equals(key) ? null : check(key).reason;
     }
 
+    /**
+     * The first candidate that loads and passes its self-test; a faster one
+     * that did not is named in one warning, with why.
+     */
     private static synchronized void chooseDefault() {
         if (chosen) return;
         StringBuilder reasons = new StringBuilder();
@@ -79,6 +83,7 @@ public final class RsaEngines {
             if (candidate.reason == null) {
                 current = candidate.engine();
                 chosen = true;
+                if (reasons.length() > 0) Diagnostics.warnOnce("RSA runs on the " + name + " engine (" + reasons + ")");
                 return;
             }
             reasons.append(reasons.length() == 0 ? "" : "; ").append(name).append(": ").append(candidate.reason);
