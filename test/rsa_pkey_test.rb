@@ -2,6 +2,7 @@
 
 require_relative "test_helper"
 require_relative "support/mri_rsa"
+require_relative "support/rsa_engine_switching"
 require "openssl"
 
 # OpenSSL::PKey::RSA through fast_random's engines, against MRI's OpenSSL and
@@ -12,7 +13,8 @@ require "openssl"
 # checks JRuby's PSS signatures. FastRandom::RSA.stats proves which engine
 # did the work.
 class RsaPKeyTest < Minitest::Test
-  ENGINES = %i[openssl gmp].freeze
+  include RsaEngineSwitching
+
   MESSAGE = MriRsa::MESSAGE
   RSA = OpenSSL::PKey::RSA
 
@@ -26,38 +28,6 @@ class RsaPKeyTest < Minitest::Test
 
   def reference = self.class.reference
   def unhex(text) = MriRsa.unhex(text)
-
-  def setup
-    FastRandom::RSA.install
-    @engine_before = FastRandom::RSA.engine
-  end
-
-  def teardown
-    FastRandom::RSA.install
-    FastRandom::RSA.engine = @engine_before
-  end
-
-  # Runs the block on each fast engine; an engine that cannot run here is
-  # only acceptable in bin/test's fallback passes (native library missing).
-  def each_engine
-    ENGINES.each do |engine|
-      problem = FastRandom::RSA.engine_problem(engine)
-      if problem
-        assert(engine == :openssl && !TestHelper.cpu_random_expected?, "the #{engine} engine must run here: #{problem}")
-        next
-      end
-      FastRandom::RSA.engine = engine
-      yield engine
-    end
-  end
-
-  # The block on stock jruby-openssl (fast_random's provider and PSS methods out of the way).
-  def stock
-    FastRandom::RSA.uninstall
-    yield
-  ensure
-    FastRandom::RSA.install
-  end
 
   # Asserts that the block ran this many operations (an Integer or a Range)
   # on +engine+ and none elsewhere.
@@ -169,7 +139,6 @@ class RsaPKeyTest < Minitest::Test
     ["sign pss 20", ->(k) { k.sign("SHA256", MESSAGE, "rsa_padding_mode" => "pss", "rsa_pss_saltlen" => 20) }, 20],
   ].freeze
 
-  def digest_of(label) = label[/SHA\d+/] || "SHA256"
 
   def test_pss_signatures_use_stock_s_salt_lengths_and_verify_on_stock_and_mri
     checks = []
