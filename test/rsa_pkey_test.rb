@@ -314,4 +314,25 @@ class RsaPKeyTest < Minitest::Test
       assert ref["public_key"].verify("SHA256", unhex(ref["sign"]["SHA256"]), MESSAGE)
     end
   end
+
+  # One cached key per Ruby key object, freed once the Ruby key is
+  # garbage collected (for :openssl, the OpenSSL key object in C).
+  def test_what_an_engine_caches_for_a_key_goes_with_the_key
+    pem = reference.find { |r| r["bits"] == 1024 }["pem"]
+    each_engine do |engine|
+      cache = Java::FastrandomRsa::RsaEngines.current.private_key_cache
+      live_native = -> { Java::FastrandomJni::LibCrypto.live_keys }
+      before = [cache.size, live_native.call]
+      200.times { RSA.new(pem).sign("SHA256", MESSAGE) } # 200 key objects, dropped at once
+      assert_equal before[0] + 200, cache.size, engine
+      assert_equal before[1] + 200, live_native.call, engine if engine == :openssl
+      50.times do
+        java.lang.System.gc
+        sleep 0.05
+        break if cache.size <= before[0] + 5 # size polls the collected keys
+      end
+      assert_operator cache.size, :<=, before[0] + 5, "#{engine}: keys of collected Ruby keys must be dropped"
+      assert_operator live_native.call, :<=, before[1] + 5, "#{engine}: and freed" if engine == :openssl
+    end
+  end
 end

@@ -157,13 +157,21 @@ public final class GmpRsaEngine implements RsaEngine {
                     "the key's primes must be odd and positive");
             check(key.dP.signum() > 0 && key.dQ.signum() > 0 && key.qInv.signum() >= 0, "the key's CRT exponents must be positive");
             check(key.p.multiply(key.q).equals(key.modulus), "the key's primes do not multiply to its modulus");
-            RSAPrivateCrtKeyParameters parameters = new RSAPrivateCrtKeyParameters(key.modulus, key.publicExponent,
+            // A copy of the modulus: the original is the cache's identity,
+            // which must not be reachable from what is cached for it.
+            BigInteger modulus = copy(key.modulus);
+            RSAPrivateCrtKeyParameters parameters = new RSAPrivateCrtKeyParameters(modulus, key.publicExponent,
                     key.privateExponent, key.p, key.q, key.dP, key.dQ, key.qInv.mod(key.p));
-            return new Prepared(parameters, key.modulus, key.publicExponent);
+            return new Prepared(parameters, modulus, key.publicExponent);
         }
 
         static Prepared forPublicKey(BigInteger modulus, BigInteger exponent) {
-            return new Prepared(new RSAKeyParameters(false, modulus, exponent), modulus, exponent);
+            BigInteger copy = copy(modulus); // as above
+            return new Prepared(new RSAKeyParameters(false, copy, exponent), copy, exponent);
+        }
+
+        private static BigInteger copy(BigInteger value) {
+            return new BigInteger(value.signum(), value.abs().toByteArray());
         }
 
         private static void check(boolean condition, String message) {
