@@ -49,7 +49,8 @@ end
 
 notes = { "stacks" => { calls::RACK => "Rack #{Rack.release}" } }
 if rails
-  notes["stacks"][calls::ACTION_DISPATCH] = "actionpack #{ActionPack.version}, Rack #{Rack.release}"
+  notes["stacks"][calls::ACTION_DISPATCH] = "actionpack #{ActionPack.version}, Rack #{Rack.release}, " \
+                                            "concurrent-ruby #{Concurrent::VERSION}"
 else
   notes["missing"] = { calls::ACTION_DISPATCH => "ActionDispatch did not load: #{not_loaded}" }
 end

@@ -123,7 +123,7 @@ plan = Bench::Plan.new(jrubies: options[:jrubies], workloads: options[:only], qu
 FileUtils.rm_rf(RAW)
 FileUtils.mkdir_p(RAW)
 log "#{options[:quick] ? "quick" : "full"} run: #{plan.steps.size} steps on #{plan.implementations.size} implementations, " \
-    "about #{minutes(plan.seconds)} (a guess; a busy machine takes longer)"
+    "about #{minutes(plan.seconds)} on an idle machine (a busy one takes longer)"
 
 data = {
   "date" => Time.now.utc.strftime("%Y-%m-%d %H:%M UTC"),

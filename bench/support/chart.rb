@@ -141,21 +141,26 @@ module Bench
       groups.each do |workload, name, bars|
         group_height = bars.size * (BAR + BAR_GAP)
         svg.text(left, y + group_height / 2.0 + 4, short_label(workload, name), font_size: 11)
-        bars.each do |key, value|
-          bar(svg, scale, y, key, value, workload, name)
-          y += BAR + BAR_GAP
+        if @results.ips(workload, "mri", name)
+          bars.each_with_index { |(key, value), i| bar(svg, scale, y + i * (BAR + BAR_GAP), key, value, workload, name) }
+        else
+          note(svg, scale, y + group_height / 2.0, "no MRI number: #{@results.absence(workload, "mri", name).compact.last}")
         end
-        y += GROUP_GAP
+        y += group_height + GROUP_GAP
       end
+    end
+
+    # A grey line of text where a bar would be, cut to the panel's width.
+    def note(svg, scale, y, text)
+      room = ((scale.right + VALUE_WIDTH - scale.at(1) - 4) / SMALL_CHARACTER_WIDTH).floor
+      svg.text(scale.at(1) + 4, y + BAR - 1, truncate(text, room), font_size: 9, fill: "#888888", font_style: "italic")
     end
 
     def bar(svg, scale, y, key, value, workload, name)
       one = scale.at(1)
       unless value
-        room = ((scale.right + VALUE_WIDTH - one - 4) / SMALL_CHARACTER_WIDTH).floor
-        svg.text(one + 4, y + BAR - 1, truncate("#{@results.label(key)}: #{no_value(workload, key, name)}", room),
-                 font_size: 9, fill: "#888888", font_style: "italic")
-        return
+        short, reason = @results.absence(workload, key, name)
+        return note(svg, scale, y, "#{@results.label(key)}: #{reason || short}")
       end
 
       x = scale.at(value)
@@ -165,12 +170,9 @@ module Bench
       svg.text(text_x, y + BAR - 1, ratio(value), font_size: 9, fill: "#333333")
     end
 
-    # Why a bar is missing: its own number's absence, else MRI's.
-    def no_value(workload, key, name)
-      owner = @results.ips(workload, key, name) ? "mri" : key
-      short, reason = @results.absence(workload, owner, name)
-      text = reason || short
-      owner == "mri" ? "no MRI number (#{text})" : text
+    # 100 k, 1 M, 10 M: a power of ten of calls per second.
+    def tick_rate(value)
+      value >= 1e6 ? "#{(value / 1e6).round} M" : value >= 1e3 ? "#{(value / 1e3).round} k" : value.round.to_s
     end
 
     def truncate(text, length)
@@ -204,7 +206,7 @@ module Bench
       y_scale.ticks(with_halves: false).each do |tick|
         y = y_scale.at(tick)
         svg.line(plot_left, y, plot_right, y, stroke: "#e2e2e2")
-        svg.text(plot_left - 6, y + 4, rate(tick), text_anchor: "end", fill: "#555555", font_size: 11)
+        svg.text(plot_left - 6, y + 4, tick_rate(tick), text_anchor: "end", fill: "#555555", font_size: 11)
       end
       threads.each_with_index do |n, i|
         svg.line(x_at.(i), top, x_at.(i), bottom, stroke: "#f0f0f0")

@@ -37,9 +37,11 @@ module Bench
   end
 
   # Seconds of warm-up and of measurement per benchmark-ips entry; bench/run.rb
-  # estimates its running time from the same numbers.
+  # estimates its running time from the same numbers. --quick is a smoke test
+  # (bin/bench --quick in under 5 minutes on 2 cores): enough for JRuby's JIT
+  # to compile the loops on an idle machine, too short for steady numbers.
   FULL_TIMES = { warmup: 3, time: 5 }.freeze
-  QUICK_TIMES = { warmup: 0.5, time: 0.5 }.freeze
+  QUICK_TIMES = { warmup: 0.3, time: 0.3 }.freeze
 
   def ips_times
     quick? ? QUICK_TIMES : FULL_TIMES

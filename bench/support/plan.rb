@@ -15,11 +15,12 @@ module Bench
 
     # Entries per workload (secure_random: per implementation, see entries).
     ENTRIES = { "threads" => 8, "request_id" => 2, "rsa" => 8 }.freeze
-    # Seconds to start a process and load the workload, beyond the entries.
-    START = { mri: 0.5, jruby: 5.0 }.freeze
-    LOADING = { "request_id" => { mri: 0.7, jruby: 6.0 }, "rsa" => { mri: 0.2, jruby: 2.0 } }.freeze
+    # Seconds to start a process and load the workload, beyond the entries,
+    # on an idle 2-core machine.
+    START = { mri: 0.3, jruby: 3.0 }.freeze
+    LOADING = { "request_id" => { mri: 0.5, jruby: 4.0 }, "rsa" => { mri: 0.2, jruby: 1.5 } }.freeze
     # Per entry beyond warm-up and measurement: benchmark-ips's GC.start calls.
-    ENTRY_OVERHEAD = 0.5
+    ENTRY_OVERHEAD = 0.15
     RDRAND_RUNS = 3
 
     # kind: :ips (a workload in one implementation), :rdrand_rate (the raw
@@ -74,7 +75,7 @@ module Bench
 
     def startup_seconds
       commands = @implementations.select { |impl| impl.workloads.include?("startup") }
-      per_round = commands.sum { |impl| impl.mri? ? 0.1 : START[:jruby] * 0.6 }
+      per_round = commands.sum { |impl| impl.mri? ? 0.1 : START[:jruby] * 0.7 }
       (startup_runs + 1) * per_round
     end
   end

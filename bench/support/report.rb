@@ -52,6 +52,7 @@ module Bench
     # [title, intro lines, Table, notes] for each section with something in it.
     def sections
       @sections ||= [
+        (["At a glance: calls per second, one thread", [glance_intro], glance_table, []] if glance_rows.any?),
         (section("secure_random", []) { |notes| calls_table("secure_random", notes) } if ran?("secure_random")),
         (section("threads", threads_intro) { |notes| threads_table(notes) } if ran?("threads")),
         (section("request_id", request_intro) { |notes| calls_table("request_id", notes) } if ran?("request_id")),
@@ -120,6 +121,39 @@ module Bench
                   .sort_by { |r| Gem::Version.new(r["jruby_version"]) }.reverse
     end
 
+    GLANCE_WORKLOADS = %w[secure_random request_id rsa].freeze
+    HEADLINE = "10.1-fast_random"
+
+    def glance_intro
+      "One column per implementation (RSA: fast_random's default engine); the last two columns compare " \
+      "#{@results.label(HEADLINE)} with #{@results.label("10.1-stock")} and with MRI. The tables below have " \
+      "every configuration, with benchmark-ips's error."
+    end
+
+    # The implementations that ran every call of the main workloads' columns.
+    def glance_keys
+      @results.implementations.map { |impl| impl["key"] }.select do |key|
+        key == "mri" || key.end_with?("-stock", "-fast_random", "-rdrand")
+      end
+    end
+
+    def glance_rows
+      GLANCE_WORKLOADS.flat_map { |workload| @results.cases(workload).map { |name| [workload, name] } }
+    end
+
+    def glance_table
+      keys = glance_keys
+      table = Table.new(["call", *keys.map { |key| ">#{@results.label(key)}" }, ">fast_random vs stock", ">vs MRI"])
+      glance_rows.each do |workload, name|
+        cells = keys.map { |key| @results.run(workload, key) ? rate(@results.ips(workload, key, name)) : "" }
+        headline = @results.ips(workload, HEADLINE, name)
+        table << [workload == "rsa" ? "RSA #{name}" : name, *cells,
+                  ratio(divide(headline, @results.ips(workload, "10.1-stock", name))),
+                  ratio(divide(headline, @results.ips(workload, "mri", name)))]
+      end
+      table
+    end
+
     def calls_table(workload, absences)
       bytes = workload == "secure_random"
       table = Table.new(["call", "implementation", ">i/s", ">±", *(">MB/s" if bytes), ">vs stock", ">vs MRI"])
@@ -164,14 +198,15 @@ module Bench
     end
 
     def threads_intro
-      ["Each benchmark-ips iteration is a batch of #{threads_batch} calls shared among the threads; i/s and ± " \
-       "are benchmark-ips's per batch times the batch, so calls per second summed over the threads. " \
-       "\"vs 1 thread\" is the same implementation's 1-thread row."]
+      ["Each benchmark-ips iteration is a batch of calls (#{threads_batches}) shared among threads started " \
+       "for each timed block; i/s and ± are benchmark-ips's per batch times the batch: calls per second, summed " \
+       "over the threads. \"vs 1 thread\" is the same implementation's 1-thread row."]
     end
 
-    def threads_batch
+    def threads_batches
       key = @results.keys("threads").find { |k| @results.meta("threads", k) }
-      @results.meta("threads", key)&.dig("notes", "calls_per_iteration") || "?"
+      sizes = @results.meta("threads", key)&.dig("notes", "calls_per_iteration") || {}
+      sizes.map { |label, size| [label.split(",").first, size] }.uniq.map { |call, size| "#{size} for #{call}" }.join(", ")
     end
 
     def threads_table(absences)

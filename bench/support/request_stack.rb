@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "open3"
 require_relative "debian_gems"
 
 module Bench
@@ -39,9 +40,29 @@ module Bench
 
     module_function
 
-    # On JRuby, Debian's gems go on the load path by hand (see DebianGems).
+    ROOT = File.expand_path("../..", __dir__)
+
+    # On JRuby, Debian's gems go on the load path by hand (see DebianGems),
+    # after concurrent-ruby with its JRuby extension where there is one.
     def prepare_load_path
-      @prepare_load_path ||= RUBY_ENGINE == "jruby" ? DebianGems.add_to_load_path("actionpack") : []
+      return if @prepared || RUBY_ENGINE != "jruby"
+
+      @prepared = true
+      dir = concurrent_ruby_with_extension
+      $LOAD_PATH.unshift(dir) if dir
+      DebianGems.add_to_load_path("actionpack")
+    end
+
+    # Debian's ruby-concurrent lacks concurrent_ruby.jar, the Java extension
+    # concurrent-ruby insists on under JRuby ("Java extensions are required
+    # for JRuby"), so ActionDispatch cannot load with it. Where the project's
+    # setup provides a concurrent-ruby with the extension (script/env.sh's
+    # fr_concurrent_ruby_dir says where), its lib directory; else nil.
+    def concurrent_ruby_with_extension
+      script = '. script/env.sh && declare -F fr_concurrent_ruby_dir >/dev/null && fr_concurrent_ruby_dir'
+      out, status = Open3.capture2("bash", "-c", script, chdir: ROOT)
+      dir = File.join(out.strip, "lib/concurrent-ruby")
+      dir if status.success? && File.file?(File.join(dir, "concurrent/concurrent_ruby.jar"))
     end
 
     # Rails' middleware around the endpoint, or the reason it did not load.

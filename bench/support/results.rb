@@ -8,7 +8,7 @@ module Bench
   # chart read.
   class Results
     # One benchmark-ips entry in calls per second: threads.rb's entries are
-    # batches of calls, scaled here by the batch size its notes give.
+    # batches of calls, scaled here by the batch size its notes give per entry.
     Measurement = Struct.new(:ips, :error) do
       def error_percent
         100.0 * error / ips
@@ -61,7 +61,7 @@ module Bench
     def measurement(workload, key, name)
       run = run(workload, key) or return
       entry = (run["entries"] || []).find { |e| e["name"] == name } or return
-      scale = run.dig("meta", "notes", "calls_per_iteration") || 1
+      scale = run.dig("meta", "notes", "calls_per_iteration", name) || 1
       Measurement.new(entry["ips"] * scale, entry["stddev"] * scale)
     end
 
