@@ -53,7 +53,8 @@ def run_once(command, environment)
     uuid = stdout.gets&.chomp
     first_uuid = clock - start
     rest = stdout.read
-    raise "#{command.last(3).join(" ")} failed: #{errors.value}" unless wait.value.success? && uuid&.match?(UUID)
+    error_output = errors.value
+    raise "#{command.last(3).join(" ")} failed: #{error_output}" unless wait.value.success? && uuid&.match?(UUID)
 
     { "first_uuid" => first_uuid, "require_and_uuid" => Float(rest.lines.last) }
   end
