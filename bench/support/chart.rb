@@ -21,6 +21,9 @@ module Bench
     BAR_GAP = 2
     GROUP_GAP = 10
     LINE_CHART_HEIGHT = 300
+    LEGEND_TOP = 84
+    CHARACTER_WIDTH = 7.2 # of the 12 px font, roughly
+    SMALL_CHARACTER_WIDTH = 5.4 # of the 9 px font
 
     COLORS = {
       "mri" => "#c0392b",
@@ -75,10 +78,6 @@ module Bench
                            "#{", load average #{format("%.1f", load)} at the start" if load}; benchmark-ips. Log scales.",
                fill: "#555555")
     end
-
-    LEGEND_TOP = 84
-    CHARACTER_WIDTH = 7.2 # of the 12 px font, roughly
-    SMALL_CHARACTER_WIDTH = 5.4 # of the 9 px font
 
     # [[key, x, y], ...]: the legend's entries, wrapped to the width.
     def legend_layout

@@ -126,8 +126,8 @@ module Bench
 
     def glance_intro
       "One column per implementation (RSA: fast_random's default engine); the last two columns compare " \
-      "#{@results.label(HEADLINE)} with #{@results.label("10.1-stock")} and with MRI. The tables below have " \
-      "every configuration, with benchmark-ips's error."
+      "#{@results.label(HEADLINE)} with #{@results.label("10.1-stock")} and with MRI. The per-workload tables " \
+      "have every configuration, with benchmark-ips's error."
     end
 
     # The implementations that ran every call of the main workloads' columns.
