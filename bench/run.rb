@@ -1,69 +1,87 @@
 # frozen_string_literal: true
 
-# Runs every benchmark on MRI, stock JRuby, JRuby + fast_random (:drbg) and
-# JRuby + fast_random (:rdrand), on each supported JRuby, and merges the
-# results into one report: bench/results/latest.md (and latest.json beside
-# it, not committed). `rake bench` and bin/bench run this with MRI.
+# Runs every workload in bench/ on MRI, stock JRuby and JRuby + fast_random
+# (each backend, each RSA engine), on JRuby 10.1 and 9.4, one fresh process
+# per workload and implementation, and merges what benchmark-ips wrote in
+# each (its x.json! output, see support/harness.rb) into one report: printed
+# on the terminal, and written to bench/results/latest.md, latest.svg (the
+# chart) and latest.json (the merged data, not committed). `rake bench` and
+# bin/bench run this with MRI.
 #
-#   ruby bench/run.rb [--quick] [--jruby 10.1[,9.4]] [--only secure_random,threads,startup,rdrand]
+#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4] [--only secure_random,threads,request_id,rsa,startup]
+#   ruby bench/run.rb --report-only     # rewrite the report from bench/results/latest.json
 require "fileutils"
 require "json"
 require "open3"
 require "optparse"
-require "rbconfig"
-require "etc"
+require_relative "support/chart"
+require_relative "support/machine"
+require_relative "support/plan"
 require_relative "support/report"
+require_relative "support/results"
+require_relative "support/rsa_keys"
 
 ROOT = File.expand_path("..", __dir__)
 RAW = File.join(ROOT, "tmp/bench/raw")
 RESULTS = File.join(ROOT, "bench/results")
-PARTS = %w[secure_random threads startup rdrand rsa].freeze
-RSA_ENGINES = %w[openssl gmp java].freeze
-JRUBIES = { "10.1" => "10.1.0.0", "9.4" => "9.4.15.0" }.freeze
+JRUBIES = %w[10.1 9.4].freeze
 
-options = { quick: false, jrubies: JRUBIES.keys, only: PARTS }
+options = { quick: false, jrubies: JRUBIES, only: Bench::Plan::WORKLOADS, report_only: false }
 OptionParser.new do |o|
-  o.banner = "usage: bin/bench [--quick] [--jruby 10.1,9.4] [--only #{PARTS.join(",")}]"
-  o.on("--quick", "short runs, to try the harness (numbers are rough)") { options[:quick] = true }
+  o.banner = "usage: bin/bench [--quick] [--jruby #{JRUBIES.join(",")}] [--only #{Bench::Plan::WORKLOADS.join(",")}] [--report-only]"
+  o.on("--quick", "short runs for a smoke test (rough numbers)") { options[:quick] = true }
   o.on("--jruby LIST", Array, "JRuby versions to run (default: all)") do |list|
-    unknown = list - JRUBIES.keys
-    abort "unknown JRuby #{unknown.join(", ")} (use #{JRUBIES.keys.join(", ")})" unless unknown.empty?
+    unknown = list - JRUBIES
+    abort "unknown JRuby #{unknown.join(", ")} (use #{JRUBIES.join(", ")})" unless unknown.empty?
     options[:jrubies] = list
   end
-  o.on("--only LIST", Array, "parts to run (default: all)") do |list|
-    unknown = list - PARTS
-    abort "unknown part #{unknown.join(", ")} (use #{PARTS.join(", ")})" unless unknown.empty?
+  o.on("--only LIST", Array, "workloads to run (default: all)") do |list|
+    unknown = list - Bench::Plan::WORKLOADS
+    abort "unknown workload #{unknown.join(", ")} (use #{Bench::Plan::WORKLOADS.join(", ")})" unless unknown.empty?
     options[:only] = list
   end
+  o.on("--report-only", "print and write the report of bench/results/latest.json again") { options[:report_only] = true }
 end.parse!
-
-FileUtils.rm_rf(RAW)
-FileUtils.mkdir_p([RAW, RESULTS])
-
-# Where this MRI finds benchmark-ips (Debian: vendor_ruby), for the JRubies.
-IPS_PATH = $LOAD_PATH.resolve_feature_path("benchmark/ips")&.last&.delete_suffix("/benchmark/ips.rb") or
-  abort "benchmark-ips is not installed (bin/setup installs Debian's ruby-benchmark-ips)"
 
 def log(message)
   warn "[bench #{Time.now.strftime("%H:%M:%S")}] #{message}"
 end
 
-# Runs bench/<script>.rb in one Ruby (MRI or a JRuby) for one variant and
-# returns its parsed result.
-def run_script(script, variant:, jruby: nil, quick:, rsa_engine: nil)
-  name = [script, jruby, variant, rsa_engine].compact.join("-")
-  output = File.join(RAW, "#{name}.json")
-  env = { "BENCH_VARIANT" => variant, "BENCH_OUTPUT" => output, "BENCH_IPS_PATH" => IPS_PATH,
-          "BENCH_QUICK" => quick ? "1" : nil, "BENCH_RSA_ENGINE" => rsa_engine }
-  command = jruby ? [File.join(ROOT, "bin/jruby"), "--jruby", jruby] : [RbConfig.ruby]
-  log "#{script}: #{jruby ? "JRuby #{jruby}" : "MRI"} #{variant}#{" #{rsa_engine}" if rsa_engine}"
-  _, err, status = Open3.capture3(env, *command, File.join(ROOT, "bench/#{script}.rb"))
-  raise "#{name} failed:\n#{err}" unless status.success? && File.exist?(output)
-
-  JSON.parse(File.read(output))
+def clock
+  Process.clock_gettime(Process::CLOCK_MONOTONIC)
 end
 
-# The raw RDRAND rate of this CPU from a C loop (median of three runs).
+def minutes(seconds)
+  seconds < 90 ? "#{seconds.round} s" : "#{(seconds / 60.0).round} min"
+end
+
+# Where this MRI finds benchmark-ips (Debian: vendor_ruby), for the JRubies.
+def ips_path
+  $LOAD_PATH.resolve_feature_path("benchmark/ips")&.last&.delete_suffix("/benchmark/ips.rb") or
+    abort "benchmark-ips is not installed (bin/setup installs Debian's ruby-benchmark-ips)"
+end
+
+# Runs one workload in one implementation; returns what goes into the merged
+# results for it: benchmark-ips's entries and the notes, or why there are none.
+def run_workload(step, quick:)
+  impl = step.implementation
+  return { "unavailable" => impl.unavailable } if impl.unavailable
+
+  prefix = File.join(RAW, "#{step.workload}--#{impl.key}")
+  env = impl.environment.merge("BENCH_OUTPUT" => prefix, "BENCH_IPS_PATH" => ips_path, "BENCH_QUICK" => quick ? "1" : nil)
+  env["BENCH_CASES"] = impl.cases.join(";") if impl.cases && step.workload == "secure_random"
+  out, status = Open3.capture2e(env, *impl.command(File.join(ROOT, "bench/#{step.workload}.rb")))
+  File.write("#{prefix}.log", out)
+  unless status.success? && File.exist?("#{prefix}.ips.json")
+    reason = out.lines.map(&:strip).reject(&:empty?).grep_v(/\A(at |from |org\.|java\.)/).last(1).join
+    log "  failed (#{prefix}.log): #{reason}"
+    return { "failed" => reason }
+  end
+
+  { "entries" => JSON.parse(File.read("#{prefix}.ips.json")), "meta" => JSON.parse(File.read("#{prefix}.meta.json")) }
+end
+
+# The raw RDRAND rate of this CPU from a C loop, a few times.
 def rdrand_rate
   source = File.join(ROOT, "bench/native/rdrand_rate.c")
   binary = File.join(ROOT, "tmp/bench/rdrand_rate")
@@ -71,72 +89,72 @@ def rdrand_rate
     FileUtils.mkdir_p(File.dirname(binary))
     system("gcc", "-O2", "-o", binary, source, exception: true)
   end
-  log "rdrand: raw rdrand64 loop"
-  runs = Array.new(3) do
+  Array.new(Bench::Plan::RDRAND_RUNS) do
     out, err, status = Open3.capture3(binary)
     raise "rdrand_rate failed: #{err}" unless status.success?
 
     JSON.parse(out)
   end
-  runs.sort_by { |run| run["bytes_per_second"] }[1]
 end
 
-def rdrand_supported?
-  File.read("/proc/cpuinfo").match?(/^flags\s*:.*\brdrand\b/)
-rescue SystemCallError
-  false
+def run_startup(plan, jrubies)
+  output = File.join(RAW, "startup.json")
+  system(RbConfig.ruby, File.join(ROOT, "bench/startup.rb"), "--jruby", jrubies.join(","),
+         "--runs", plan.startup_runs.to_s, "--output", output, exception: true)
+  JSON.parse(File.read(output))
 end
 
-results = {
+def write_report(results)
+  report = Bench::Report.new(results)
+  FileUtils.mkdir_p(RESULTS)
+  File.write(File.join(RESULTS, "latest.json"), JSON.pretty_generate(results.data))
+  File.write(File.join(RESULTS, "latest.md"), report.markdown)
+  File.write(File.join(RESULTS, "latest.svg"), Bench::Chart.new(results).svg)
+  puts report.text
+  log "written: bench/results/latest.md, latest.svg, latest.json"
+end
+
+if options[:report_only]
+  write_report(Bench::Results.new(JSON.parse(File.read(File.join(RESULTS, "latest.json")))))
+  exit
+end
+
+plan = Bench::Plan.new(jrubies: options[:jrubies], workloads: options[:only], quick: options[:quick])
+FileUtils.rm_rf(RAW)
+FileUtils.mkdir_p(RAW)
+log "#{options[:quick] ? "quick" : "full"} run: #{plan.steps.size} steps on #{plan.implementations.size} implementations, " \
+    "about #{minutes(plan.seconds)} on an idle machine (a busy one takes longer)"
+
+data = {
   "date" => Time.now.utc.strftime("%Y-%m-%d %H:%M UTC"),
   "quick" => options[:quick],
-  "machine" => Bench::Report.machine,
-  "secure_random" => {}, "threads" => {}, "startup" => {}, "rsa" => {},
+  "machine" => Bench::Machine.describe,
+  "load_before" => Bench::Machine.load_average,
+  "implementations" => plan.implementations.map do |impl|
+    { "key" => impl.key, "label" => impl.label, "jruby" => impl.jruby, "variant" => impl.variant, "stock_key" => impl.stock_key,
+      "cases" => impl.cases }
+  end,
+  "workloads" => {},
 }
-variants = %w[stock fast_random]
-variants << "rdrand" if rdrand_supported?
+Bench::RSAKeys.generate if options[:only].include?("rsa")
 
-results["rdrand_raw"] = [rdrand_rate] if options[:only].include?("rdrand") && rdrand_supported?
-
-%w[secure_random threads].each do |script|
-  next unless options[:only].include?(script)
-
-  results[script]["MRI"] = run_script(script, variant: "mri", quick: options[:quick])
-  options[:jrubies].each do |jruby|
-    variants.each do |variant|
-      results[script]["#{jruby} #{variant}"] = run_script(script, variant: variant, jruby: jruby, quick: options[:quick])
-    end
+started = clock
+planned_done = 0.0
+plan.steps.each_with_index do |step, i|
+  elapsed = clock - started
+  # How much slower (or faster) than planned the machine has been so far.
+  pace = planned_done.positive? ? elapsed / planned_done : 1.0
+  left = (plan.seconds - planned_done) * pace
+  log "[#{i + 1}/#{plan.steps.size}] #{step.name} (about #{minutes(left)} left)"
+  case step.kind
+  when :ips then (data["workloads"][step.workload] ||= {})[step.implementation.key] = run_workload(step, quick: options[:quick])
+  when :rdrand_rate then data["rdrand_raw"] = rdrand_rate
+  when :startup then data["startup"] = run_startup(plan, options[:jrubies])
   end
+  planned_done += step.seconds
 end
+data["elapsed_seconds"] = clock - started
+data["load_after"] = Bench::Machine.load_average
+log "done in #{minutes(data["elapsed_seconds"])}"
 
-results["rdrand_raw"] << rdrand_rate if results["rdrand_raw"]
-
-if options[:only].include?("rsa")
-  require_relative "support/rsa_keys"
-  Bench::RSAKeys.generate
-  results["rsa"]["MRI"] = run_script("rsa", variant: "mri", quick: options[:quick])
-  options[:jrubies].each do |jruby|
-    results["rsa"]["#{jruby} stock"] = run_script("rsa", variant: "stock", jruby: jruby, quick: options[:quick])
-    RSA_ENGINES.each do |engine|
-      results["rsa"]["#{jruby} #{engine}"] =
-        run_script("rsa", variant: "fast_random", jruby: jruby, quick: options[:quick], rsa_engine: engine)
-    end
-  end
-end
-
-if options[:only].include?("startup")
-  options[:jrubies].each do |jruby|
-    log "startup: JRuby #{jruby}"
-    output = File.join(RAW, "startup-#{jruby}.json")
-    runs = options[:quick] ? 3 : 10
-    system(RbConfig.ruby, File.join(ROOT, "bench/startup.rb"), "--jruby", jruby, "--runs", runs.to_s, "--output", output,
-           exception: true)
-    results["startup"][jruby] = JSON.parse(File.read(output))
-  end
-end
-
-report = Bench::Report.new(results, jrubies: options[:jrubies])
-File.write(File.join(RESULTS, "latest.json"), JSON.pretty_generate(results))
-File.write(File.join(RESULTS, "latest.md"), report.markdown)
-puts report.markdown
-log "written to bench/results/latest.md"
+write_report(Bench::Results.new(data))

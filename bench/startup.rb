@@ -1,72 +1,87 @@
 # frozen_string_literal: true
 
-# What `require 'fast_random'` adds to a process's start: the time from before
-# the require to after the first SecureRandom.uuid, against stock JRuby's
-# `require 'securerandom'` plus its first uuid, in fresh processes. Runs come
-# in pairs (order alternating inside each pair) and the result is the median
-# of each side and of the paired differences.
-#   ruby bench/startup.rb [--jruby 10.1] [--runs 10]
+# Process start to the first SecureRandom.uuid, in fresh processes: `ruby`,
+# stock `jruby` and `jruby` with fast_random, each running
+#   require LIBRARY; puts SecureRandom.uuid
+# with LIBRARY "securerandom", or "fast_random" for fast_random (the same as
+# `jruby -rfast_random`, but timed from inside too). Two times per process:
+# - first_uuid: from just before spawning the process (the JVM itself, not
+#   bin/jruby's shell script) to the moment the uuid line arrives on its
+#   stdout, on this process's monotonic clock;
+# - require_and_uuid: measured inside the process with its monotonic clock,
+#   from before the require to after the first uuid: what the library itself
+#   adds (issue 2's startup target compares it paired, per round).
+# Every command runs once untimed (builds, page cache), then `--runs` rounds
+# run each command once, the order rotating from round to round so drift hits
+# all alike. Unlike the other workloads this one is not benchmark-ips: it times
+# whole processes, and bench/run.rb runs it with MRI.
+#   ruby bench/startup.rb [--jruby 10.1,9.4] [--runs 10] [--output PATH]
 require "json"
 require "open3"
 require "optparse"
+require_relative "support/implementations"
 
-ROOT = File.expand_path("..", __dir__)
-
-options = { jruby: "10.1", runs: 10, output: nil }
+options = { jrubies: %w[10.1 9.4], runs: 10, output: nil }
 OptionParser.new do |o|
-  o.on("--jruby VERSION") { |v| options[:jruby] = v }
+  o.on("--jruby LIST", Array) { |list| options[:jrubies] = list }
   o.on("--runs N", Integer) { |n| options[:runs] = n }
-  o.on("--output PATH") { |p| options[:output] = p }
+  o.on("--output PATH") { |path| options[:output] = path }
 end.parse!
 
-# Prints the seconds from before the require to after the first uuid; the
-# uuid is checked so a broken build cannot look fast.
 PROBE = <<~'RUBY'
   t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
   require LIBRARY
   uuid = SecureRandom.uuid
   elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - t
-  raise "bad uuid #{uuid}" unless uuid.match?(/\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/)
-  raise "fast_random not active" if LIBRARY == "fast_random" && !FastRandom.active?
+  puts uuid
+  $stdout.flush
+  raise "fast_random is not active" if LIBRARY == "fast_random" && !(defined?(FastRandom) && FastRandom.active?)
   puts elapsed
 RUBY
 
-def run_once(jruby, library)
-  code = PROBE.gsub("LIBRARY", library.dump)
-  start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  out, err, status = Open3.capture3(File.join(ROOT, "bin/jruby"), "--jruby", jruby, "-e", code)
-  wall = Process.clock_gettime(Process::CLOCK_MONOTONIC) - start
-  raise "startup probe (#{library}) failed: #{err}" unless status.success?
-  { "require_and_first_uuid" => Float(out.lines.last), "process" => wall }
+UUID = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/
+
+def clock
+  Process.clock_gettime(Process::CLOCK_MONOTONIC)
 end
 
-def median(values)
-  sorted = values.sort
-  mid = sorted.size / 2
-  sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
+def run_once(command, environment)
+  start = clock
+  Open3.popen3(environment, *command) do |stdin, stdout, stderr, wait|
+    stdin.close
+    errors = Thread.new { stderr.read }
+    uuid = stdout.gets&.chomp
+    first_uuid = clock - start
+    rest = stdout.read
+    error_output = errors.value
+    raise "#{command.last(3).join(" ")} failed: #{error_output}" unless wait.value.success? && uuid&.match?(UUID)
+
+    { "first_uuid" => first_uuid, "require_and_uuid" => Float(rest.lines.last) }
+  end
 end
 
-LIBRARIES = { "stock" => "securerandom", "fast_random" => "fast_random" }.freeze
+implementations = Bench::Implementation.all(options[:jrubies]).select { |impl| impl.workloads.include?("startup") }
+commands = implementations.to_h do |impl|
+  library = impl.fast_random? ? "fast_random" : "securerandom"
+  [impl.key, impl.direct_command("-e", PROBE.gsub("LIBRARY", library.dump))]
+end
+environments = implementations.to_h { |impl| [impl.key, impl.environment] }
 
-run_once(options[:jruby], "fast_random") # builds if needed, warms the page cache
-samples = LIBRARIES.keys.to_h { |name| [name, []] }
-options[:runs].times do |i|
-  order = i.even? ? LIBRARIES.keys : LIBRARIES.keys.reverse
-  order.each { |name| samples[name] << run_once(options[:jruby], LIBRARIES[name]) }
+commands.each { |key, command| run_once(command, environments[key]) }
+samples = commands.keys.to_h { |key| [key, []] }
+options[:runs].times do |round|
+  order = commands.keys.rotate(round % commands.size)
+  order.each { |key| samples[key] << run_once(commands[key], environments[key]) }
 end
 
-result = { "benchmark" => "startup", "jruby" => options[:jruby], "runs" => options[:runs], "results" => {} }
-%w[require_and_first_uuid process].each do |metric|
-  stock = samples["stock"].map { |s| s[metric] }
-  fast = samples["fast_random"].map { |s| s[metric] }
-  result["results"][metric] = {
-    "stock_median" => median(stock),
-    "fast_random_median" => median(fast),
-    "paired_difference_median" => median(fast.zip(stock).map { |f, s| f - s }),
-    "stock" => stock,
-    "fast_random" => fast,
-  }
-end
-
+result = {
+  "runs" => options[:runs],
+  "probe" => PROBE,
+  "results" => implementations.to_h do |impl|
+    [impl.key, { "label" => impl.label,
+                 "first_uuid" => samples[impl.key].map { |s| s["first_uuid"] },
+                 "require_and_uuid" => samples[impl.key].map { |s| s["require_and_uuid"] } }]
+  end,
+}
 json = JSON.pretty_generate(result)
 options[:output] ? File.write(options[:output], json) : puts(json)

@@ -1,60 +1,55 @@
 # frozen_string_literal: true
 
-# Throughput with 1 and with 2 Ruby threads calling SecureRandom at once:
-# a per-thread generator should scale with the cores, a shared lock won't.
-# Each round runs every thread for a fixed time; the result is the median of
-# the rounds, rounds alternating 1 and 2 threads so drift hits both alike.
+# Total throughput of 1, 2, 4 and 8 Ruby threads calling SecureRandom at
+# once: a per-thread generator scales with the cores (this machine's 2, so 4
+# and 8 threads show what oversubscription costs), a shared lock does not, and
+# MRI's global lock runs one thread at a time.
+#
+# Each benchmark-ips iteration is a batch of calls (BATCHES) shared out among
+# the threads, which start together and are joined at the end; the threads
+# are new for every block call, so each measured block call (about 100 ms of
+# batches) pays for starting them once. benchmark-ips's numbers are therefore
+# batches per second: bench/run.rb multiplies them (and their error) by the
+# batch size, which the notes record, to give calls per second.
 #   BENCH_VARIANT=fast_random bin/jruby bench/threads.rb
 require_relative "support/harness"
 require_relative "support/calls"
 
 Bench.load_subject
 
-OPERATIONS = ["uuid", "random_bytes(4096)"].freeze
-THREAD_COUNTS = [1, 2].freeze
-BATCH = 1_000
+module Bench
+  module ThreadCalls
+    # The calls, with the calls per batch: big enough that warming up
+    # (benchmark-ips calls the block with 1 then, to size its measurement) is
+    # not all thread start-up; small enough for hundreds of batches a second
+    # on the slowest Ruby, as benchmark-ips rounds its error to whole
+    # iterations per second.
+    BATCHES = { "uuid" => 1_000, "random_bytes(4096)" => 100 }.freeze
+    THREADS = [1, 2, 4, 8].freeze
 
-# Calls per second summed over `threads` threads that each make the call
-# named +name+ until `seconds` have passed. Threads start together and check
-# the clock every BATCH calls, so the clock costs nothing measurable.
-def throughput(threads, seconds, name)
-  method = Bench::Calls::ALL.fetch(name).first
-  ready = Queue.new
-  go = Queue.new
-  workers = Array.new(threads) do
-    Thread.new do
-      ready << true
-      go.pop
-      start = Bench.clock
-      deadline = start + seconds
-      calls = 0
-      loop do
-        Bench::Calls.public_send(method, BATCH)
-        calls += BATCH
-        now = Bench.clock
-        break calls / (now - start) if now >= deadline
+    module_function
+
+    # Makes +batches+ batches of the calls named +name+ in +threads+ threads.
+    def run(name, threads, batches)
+      share, extra = (batches * BATCHES.fetch(name)).divmod(threads)
+      workers = Array.new(threads) do |i|
+        Thread.new(share + (i < extra ? 1 : 0)) { |calls| Calls.run(name, calls) }
       end
+      workers.each(&:join)
+    end
+
+    def label(name, threads)
+      "#{name}, #{threads} thread#{"s" unless threads == 1}"
     end
   end
-  threads.times { ready.pop }
-  threads.times { go << true }
-  workers.sum(&:value)
 end
 
-seconds = Bench.quick? ? 1.0 : 3.0
-rounds = Bench.quick? ? 1 : 3
-
-results = OPERATIONS.to_h do |name|
-  bytes = Bench::Calls::ALL.fetch(name).last
-  THREAD_COUNTS.each { |n| throughput(n, seconds, name) } # warm up the JIT on both shapes
-  samples = THREAD_COUNTS.to_h { |n| [n, []] }
-  rounds.times { THREAD_COUNTS.each { |n| samples[n] << throughput(n, seconds, name) } }
-  row = samples.to_h do |n, ips|
-    median = ips.sort[ips.size / 2]
-    ["threads_#{n}", { "ips" => median, "bytes_per_second" => median * bytes, "samples" => ips }]
+calls = Bench::ThreadCalls
+entries = calls::BATCHES.keys.product(calls::THREADS)
+Bench.ips("calls_per_iteration" => entries.to_h { |name, n| [calls.label(name, n), calls::BATCHES.fetch(name)] }) do |x|
+  calls::BATCHES.each_key do |name|
+    calls::THREADS.each do |threads|
+      x.report(calls.label(name, threads)) { |batches| calls.run(name, threads, batches) }
+    end
   end
-  row["scaling"] = row["threads_2"]["ips"] / row["threads_1"]["ips"]
-  [name, row]
 end
-
-Bench.emit("benchmark" => "threads", "results" => results)

@@ -12,8 +12,10 @@ FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
 
 # Debian packages the scripts need (MRI and its gems for the comparison runs;
 # libgmp10, the system GMP that the :gmp RSA engine prefers to jnagmp's copy;
-# zip and unzip, with which the build moves that copy out of jnagmp's jar).
-FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest libgmp10 zip unzip"
+# zip and unzip, with which the build moves that copy out of jnagmp's jar;
+# ruby-actionpack, Rails' ActionDispatch and Rack, which bench/request_id.rb
+# sends requests through).
+FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest libgmp10 zip unzip ruby-actionpack"
 
 # Java libraries from Maven Central (group:artifact:version), kept in the
 # local Maven repository like the JRuby jars.
@@ -26,6 +28,21 @@ FR_COMPILE_JARS="org.bouncycastle:bcprov-jdk18on:1.83"
 # JNA; its own libgmp goes to vendor/gmp/), then its BouncyCastle RSA engine.
 # jnagmp 3.0.0 declares JNA 5.5.0.
 FR_VENDORED_JARS="net.java.dev.jna:jna:5.5.0 com.squareup.jnagmp:jnagmp:3.0.0 com.squareup.jnagmp:bouncycastle-rsa:3.0.0"
+
+# Installs FR_DEBIAN_PACKAGES and any packages given that are missing (with
+# apt, as root or through sudo); does nothing when all are installed.
+install_debian_packages() {
+  local missing=() pkg
+  for pkg in $FR_DEBIAN_PACKAGES "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing Debian packages: ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
 
 # Map "10.1", "9.4" or a full version to the full version.
 fr_jruby_version() {

@@ -1,39 +1,51 @@
 # frozen_string_literal: true
 
-# Shared by the scripts that run inside one Ruby (MRI, stock JRuby, or JRuby
-# with fast_random): what to load, how long to measure, where to write.
-# bench/run.rb sets these environment variables; each script can also be run
-# by hand, e.g.
+# Shared by the workloads that run inside one Ruby (MRI, stock JRuby, or JRuby
+# with fast_random): what to load, how long to measure, where benchmark-ips
+# writes its results. bench/run.rb sets the environment variables; each
+# workload can also be run by hand and then prints benchmark-ips's own report:
+#   bin/jruby bench/secure_random.rb                       # stock JRuby
 #   BENCH_VARIANT=fast_random bin/jruby bench/secure_random.rb
+#   BENCH_VARIANT=fast_random FAST_RANDOM_BACKEND=rdrand bin/jruby bench/threads.rb
+#   ruby bench/secure_random.rb                            # MRI
 module Bench
-  VARIANTS = %w[mri stock fast_random rdrand].freeze
+  VARIANTS = %w[mri stock fast_random].freeze
+
+  # Where Debian's ruby-benchmark-ips puts the library.
+  DEBIAN_IPS_DIR = "/usr/lib/ruby/vendor_ruby"
 
   module_function
 
   # mri         MRI's own SecureRandom
-  # stock       JRuby's SecureRandom, nothing else loaded
-  # fast_random JRuby with fast_random, default :drbg backend
-  # rdrand      JRuby with fast_random, :rdrand backend
+  # stock       JRuby's SecureRandom, fast_random not loaded
+  # fast_random JRuby with fast_random; its backend and RSA engine come from
+  #             its own FAST_RANDOM_BACKEND and FAST_RANDOM_RSA_ENGINE
   def variant
-    @variant ||= ENV.fetch("BENCH_VARIANT") { RUBY_ENGINE == "jruby" ? "fast_random" : "mri" }.tap do |name|
+    @variant ||= ENV.fetch("BENCH_VARIANT") { RUBY_ENGINE == "jruby" ? "stock" : "mri" }.tap do |name|
       abort "BENCH_VARIANT must be one of #{VARIANTS.join(", ")}" unless VARIANTS.include?(name)
+      abort "BENCH_VARIANT=#{name} needs JRuby" if name != "mri" && RUBY_ENGINE != "jruby"
     end
   end
 
   def load_subject
     require "securerandom"
-    return unless %w[fast_random rdrand].include?(variant)
-
-    require "fast_random"
-    FastRandom.backend = :rdrand if variant == "rdrand"
+    require "fast_random" if variant == "fast_random"
   end
 
   def quick?
     ENV["BENCH_QUICK"] == "1"
   end
 
-  # Where Debian's ruby-benchmark-ips puts the library.
-  DEBIAN_IPS_DIR = "/usr/lib/ruby/vendor_ruby"
+  # Seconds of warm-up and of measurement per benchmark-ips entry; bench/run.rb
+  # estimates its running time from the same numbers. --quick is a smoke test
+  # (bin/bench --quick in under 5 minutes on 2 cores): enough for JRuby's JIT
+  # to compile the loops on an idle machine, too short for steady numbers.
+  FULL_TIMES = { warmup: 3, time: 5 }.freeze
+  QUICK_TIMES = { warmup: 0.3, time: 0.3 }.freeze
+
+  def ips_times
+    quick? ? QUICK_TIMES : FULL_TIMES
+  end
 
   # benchmark-ips comes from Debian's ruby-benchmark-ips; bench/run.rb passes
   # its directory so JRuby can load it too. The directory is appended, so it
@@ -45,35 +57,53 @@ module Bench
     require "benchmark/ips"
   end
 
-  def ips_times
-    quick? ? { warmup: 1, time: 1 } : { warmup: 2, time: 3 }
+  # The path prefix bench/run.rb gave for this run's files, or nil by hand.
+  def output_prefix
+    ENV["BENCH_OUTPUT"]
+  end
+
+  # Runs benchmark-ips over the entries the block adds. Under bench/run.rb its
+  # own JSON (x.json!) goes to BENCH_OUTPUT.ips.json, and +notes+ (what the
+  # runtime was, anything a reader of the numbers must know) with the
+  # runtime's versions to BENCH_OUTPUT.meta.json; bench/run.rb merges both.
+  def ips(notes = {})
+    load_ips
+    report = Benchmark.ips(**ips_times, quiet: !output_prefix.nil?) do |x|
+      x.json!("#{output_prefix}.ips.json") if output_prefix
+      yield x
+    end
+    write_meta(notes)
+    report
+  end
+
+  def write_meta(notes)
+    return unless output_prefix
+
+    require "json"
+    File.write("#{output_prefix}.meta.json", JSON.pretty_generate("runtime" => runtime, "notes" => notes))
   end
 
   def runtime
-    info = { "engine" => RUBY_ENGINE, "ruby_version" => RUBY_VERSION, "variant" => variant }
+    info = { "engine" => RUBY_ENGINE, "ruby_version" => RUBY_VERSION, "description" => RUBY_DESCRIPTION,
+             "variant" => variant }
     if RUBY_ENGINE == "jruby"
       info["jruby_version"] = JRUBY_VERSION
       info["java_version"] = ENV_JAVA["java.version"]
-      if defined?(FastRandom)
-        info["fast_random"] = FastRandom::VERSION
-        info["backend"] = FastRandom.backend.to_s
-      end
+      info["java_vm"] = "#{ENV_JAVA["java.vm.name"]} #{ENV_JAVA["java.vm.version"]}"
     end
+    if defined?(FastRandom)
+      info["fast_random"] = FastRandom::VERSION
+      info["backend"] = FastRandom.backend.to_s
+    end
+    info.merge(openssl_versions)
+  end
+
+  # The OpenSSL the workload ran on, when it loaded openssl.
+  def openssl_versions
+    return {} unless defined?(OpenSSL::VERSION)
+
+    info = { "openssl_gem" => OpenSSL::VERSION, "openssl_library" => OpenSSL::OPENSSL_LIBRARY_VERSION }
+    info["rsa_engine"] = FastRandom::RSA.engine.to_s if defined?(FastRandom::RSA) && FastRandom::RSA.installed?
     info
-  end
-
-  def clock
-    Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  end
-
-  # Writes the result where bench/run.rb asked (BENCH_OUTPUT), else prints it.
-  def emit(result)
-    require "json"
-    json = JSON.pretty_generate(result.merge("runtime" => runtime))
-    if (path = ENV["BENCH_OUTPUT"])
-      File.write(path, json)
-    else
-      puts json
-    end
   end
 end

@@ -1,236 +1,263 @@
 # frozen_string_literal: true
 
+require_relative "calls"
+require_relative "format"
+require_relative "table"
+require_relative "targets"
+
 module Bench
-  # Turns bench/run.rb's merged results into the Markdown report: one table
-  # per benchmark, ratios against stock JRuby and MRI, and the issue targets
-  # with what was measured against each.
+  # The merged report of one bench/run.rb: a header saying when, on what and
+  # how to read it, then one table per workload with a row per call x
+  # implementation (i/s and error from benchmark-ips, MB/s where the call
+  # returns random bytes, speed-up against the same JRuby's stock and
+  # against MRI), the startup table and the issue targets. Printed as text on
+  # the terminal and written as Markdown.
   class Report
-    CASES = ["uuid", "hex(16)", "random_bytes(16)", "random_bytes(4096)", "random_number(1000)", "alphanumeric(20)"].freeze
-    BULK = "random_bytes(4096)"
-    VARIANT_NAMES = { "stock" => "stock", "fast_random" => "+ fast_random", "rdrand" => "+ fast_random :rdrand" }.freeze
+    include Format
 
-    def self.machine
-      cpu = File.read("/proc/cpuinfo")[/^model name\s*:\s*(.+)$/, 1] rescue "unknown CPU"
-      { "cpu" => cpu, "cores" => Etc.nprocessors, "mri" => RUBY_VERSION, "os" => RbConfig::CONFIG["host_os"] }
-    end
+    TITLES = {
+      "secure_random" => "SecureRandom, one thread (bench/secure_random.rb)",
+      "threads" => "Threads: total calls/s of N threads at once (bench/threads.rb)",
+      "request_id" => "A Rails request id per request (bench/request_id.rb)",
+      "rsa" => "RSA, one thread, PKCS#1 v1.5 with SHA-256 (bench/rsa.rb)",
+      "startup" => "Startup: process start to the first SecureRandom.uuid (bench/startup.rb)",
+    }.freeze
 
-    def initialize(results, jrubies:)
+    def initialize(results)
       @results = results
-      @jrubies = jrubies
     end
 
     def markdown
-      sections = [header]
-      sections << single_thread if @results["secure_random"].any?
-      sections << threads if @results["threads"].any?
-      sections << rdrand if @results["rdrand_raw"]
-      sections << startup if @results["startup"].any?
-      sections << rsa if @results["rsa"]&.any?
-      sections << targets
-      sections.join("\n")
+      parts = ["# fast_random benchmarks\n", header.join("\n") + "\n"]
+      sections.each do |title, intro, table, notes|
+        parts << "## #{title}\n"
+        parts << intro.join("\n") + "\n" unless intro.empty?
+        parts << table.markdown
+        parts << notes.map { |note| "- #{note}" }.join("\n") + "\n" unless notes.empty?
+      end
+      parts.join("\n")
+    end
+
+    def text
+      parts = ["fast_random benchmarks", "", *header.map { |line| line.delete("*`") }, ""]
+      sections.each do |title, intro, table, notes|
+        parts << "== #{title}"
+        parts.concat(intro) << "" unless intro.empty?
+        parts << table.text
+        parts.concat(notes.map { |note| "  #{note}" }) << "" unless notes.empty?
+      end
+      parts.join("\n")
+    end
+
+    # [title, intro lines, Table, notes] for each section with something in it.
+    def sections
+      @sections ||= [
+        (["At a glance: calls per second, one thread", [glance_intro], glance_table, []] if glance_rows.any?),
+        (section("secure_random", []) { |notes| calls_table("secure_random", notes) } if ran?("secure_random")),
+        (section("threads", threads_intro) { |notes| threads_table(notes) } if ran?("threads")),
+        (section("request_id", request_intro) { |notes| calls_table("request_id", notes) } if ran?("request_id")),
+        (section("rsa", rsa_intro) { |notes| calls_table("rsa", notes) } if ran?("rsa")),
+        ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
+        ["Targets (issues 2, 3 and 4)", [], Targets.new(@results).table, []],
+      ].compact
     end
 
     private
 
+    # A workload's section: the block builds the table, collecting into
+    # +absences+ why numbers are missing, which go under the table as notes.
+    def section(workload, intro)
+      absences = Hash.new { |hash, key| hash[key] = [] }
+      table = yield absences
+      notes = absences.map { |(short, reason), labels| "#{short}: #{labels.uniq.join("; ")}: #{reason}" }
+      [TITLES[workload], intro, table, notes]
+    end
+
+    def ran?(workload)
+      @results.keys(workload).any?
+    end
+
     def header
-      m = @results["machine"]
-      runtimes = runtime_versions.map { |name, info| "#{name} on Java #{info["java_version"]}" }
-      <<~MD
-        # fast_random benchmarks
-
-        #{@results["date"]}#{" (--quick: rough numbers)" if @results["quick"]}; #{m["cpu"]}, #{m["cores"]} cores; MRI #{m["mri"]}; #{runtimes.join("; ")}.
-        Throughput is calls per second (M = million), from benchmark-ips, one thread unless said;
-        byte rates are MB/s (10^6). Produced by `bin/bench` (bench/run.rb).
-      MD
+      data = @results.data
+      machine = data["machine"]
+      load = [data["load_before"], data["load_after"]].map { |l| l ? l.map { |v| format("%.1f", v) }.join(" ") : "?" }
+      [
+        "#{data["date"]}, #{@results.quick? ? "**--quick run** (short warm-up and measurement: rough numbers)" : "full run"}, " \
+        "#{(data["elapsed_seconds"] / 60.0).round(1)} minutes.",
+        "Machine: #{machine["cpu"]}, #{machine["cores"]} cores, #{machine["os"]}; load average (1/5/15 min) " \
+        "#{load[0]} at the start, #{load[1]} at the end.",
+        "Versions: #{versions.join("; ")}.",
+        "",
+        "i/s is benchmark-ips's mean of its ~100 ms samples, with their standard deviation (±) as benchmark-ips " \
+        "reports it; each workload ran in a fresh process per implementation. \"vs stock\" divides by the same " \
+        "JRuby's stock row (MRI's row by JRuby 10.1 stock), \"vs MRI\" by MRI's row; above 1x is faster. " \
+        "Produced by `bin/bench` (bench/run.rb).",
+      ]
     end
 
-    def runtime_versions
-      @results.fetch("secure_random", {}).merge(@results.fetch("threads", {})).each_with_object({}) do |(_, run), seen|
-        info = run["runtime"]
-        seen["JRuby #{info["jruby_version"]}"] ||= info if info["jruby_version"]
+    def versions
+      list = ["#{@results.data.dig("machine", "mri")} with #{@results.data.dig("machine", "mri_openssl")}"]
+      jruby_runtimes.each do |runtime|
+        text = "JRuby #{runtime["jruby_version"]} on #{runtime["java_vm"]}"
+        text += ", #{runtime["openssl_library"]}" if runtime["openssl_library"]
+        list << text
+      end
+      fast_random = all_runtimes.find { |r| r["fast_random"] }
+      list << "fast_random #{fast_random["fast_random"]}" if fast_random
+      list << "benchmark-ips #{@results.data.dig("machine", "benchmark_ips")}"
+      list
+    end
+
+    def all_runtimes
+      @results.workloads.flat_map { |w| @results.keys(w).map { |k| @results.meta(w, k)&.fetch("runtime") } }.compact
+    end
+
+    # One runtime description per JRuby version, preferring one from the RSA
+    # run (which knows jruby-openssl's version).
+    def jruby_runtimes
+      all_runtimes.select { |r| r["jruby_version"] }
+                  .sort_by { |r| r["openssl_library"] ? 0 : 1 }
+                  .uniq { |r| r["jruby_version"] }
+                  .sort_by { |r| Gem::Version.new(r["jruby_version"]) }.reverse
+    end
+
+    GLANCE_WORKLOADS = %w[secure_random request_id rsa].freeze
+    HEADLINE = "10.1-fast_random"
+
+    def glance_intro
+      "One column per implementation (RSA: fast_random's default engine); the last two columns compare " \
+      "#{@results.label(HEADLINE)} with #{@results.label("10.1-stock")} and with MRI. The per-workload tables " \
+      "have every configuration, with benchmark-ips's error."
+    end
+
+    # The implementations that ran every call of the main workloads' columns.
+    def glance_keys
+      @results.implementations.map { |impl| impl["key"] }.select do |key|
+        key == "mri" || key.end_with?("-stock", "-fast_random", "-rdrand")
       end
     end
 
-    def single_thread
-      out = ["## SecureRandom, one thread\n"]
-      @jrubies.each do |jruby|
-        columns = ["MRI"] + VARIANT_NAMES.keys.map { |v| "#{jruby} #{v}" }.select { |k| @results["secure_random"][k] }
-        heads = columns.map { |k| k == "MRI" ? "MRI #{@results["machine"]["mri"]}" : "JRuby #{jruby} #{VARIANT_NAMES[k.split.last]}" }
-        out << "| JRuby #{jruby} | #{heads.join(" | ")} | fast_random vs stock | vs MRI |"
-        out << "|---|#{"---:|" * (columns.size + 2)}"
-        CASES.each do |name|
-          cells = columns.map { |k| ips_cell(@results["secure_random"].dig(k, "results", name), rate: name == BULK) }
-          fast = @results["secure_random"].dig("#{jruby} fast_random", "results", name, "ips")
-          stock = @results["secure_random"].dig("#{jruby} stock", "results", name, "ips")
-          mri = @results["secure_random"].dig("MRI", "results", name, "ips")
-          out << "| `#{name}` | #{cells.join(" | ")} | #{ratio(fast, stock)} | #{ratio(fast, mri)} |"
-        end
-        out << ""
-      end
-      out.join("\n")
+    def glance_rows
+      GLANCE_WORKLOADS.flat_map { |workload| @results.cases(workload).map { |name| [workload, name] } }
     end
 
-    def threads
-      out = ["## Threads: 1 vs 2 threads calling at once\n",
-             "| runtime | call | 1 thread | 2 threads | scaling |", "|---|---|---:|---:|---:|"]
-      @results["threads"].each do |key, run|
-        label = key == "MRI" ? "MRI #{@results["machine"]["mri"]}" : "JRuby #{key.split.first} #{VARIANT_NAMES[key.split.last]}"
-        run["results"].each do |call, row|
-          bulk = call == BULK
-          out << "| #{label} | `#{call}` | #{ips_cell(row["threads_1"], rate: bulk)} | #{ips_cell(row["threads_2"], rate: bulk)} | #{format("%.2fx", row["scaling"])} |"
-        end
+    def glance_table
+      keys = glance_keys
+      table = Table.new(["call", *keys.map { |key| ">#{@results.label(key)}" }, ">fast_random vs stock", ">vs MRI"])
+      glance_rows.each do |workload, name|
+        cells = keys.map { |key| @results.run(workload, key) ? rate(@results.ips(workload, key, name)) : "" }
+        headline = @results.ips(workload, HEADLINE, name)
+        table << [workload == "rsa" ? "RSA #{name}" : name, *cells,
+                  ratio(divide(headline, @results.ips(workload, "10.1-stock", name))),
+                  ratio(divide(headline, @results.ips(workload, "mri", name)))]
       end
-      out << ""
-      out.join("\n")
+      table
     end
 
-    def rdrand
-      raw = raw_rdrand
-      out = ["## RDRAND backend against the CPU's raw rate\n",
-             "A C loop of `rdrand64` (bench/native/rdrand_rate.c) in the same run: " \
-             "#{mb(raw["bytes_per_second"])} MB/s, #{format("%.1f", raw["ns_per_call"])} ns per call (median of #{@results["rdrand_raw"].size} runs).\n",
-             "| JRuby | `random_bytes(4096)` with :rdrand | share of raw rate | `uuid` with :rdrand | vs stock |", "|---|---:|---:|---:|---:|"]
-      @jrubies.each do |jruby|
-        run = @results["secure_random"]["#{jruby} rdrand"] or next
-        bytes = run.dig("results", "random_bytes(4096)", "bytes_per_second")
-        uuid = run.dig("results", "uuid", "ips")
-        stock = @results["secure_random"].dig("#{jruby} stock", "results", "uuid", "ips")
-        out << "| #{jruby} | #{bytes ? "#{mb(bytes)} MB/s" : "-"} | #{bytes ? format("%.0f%%", 100.0 * bytes / raw["bytes_per_second"]) : "-"} | " \
-               "#{uuid ? millions(uuid) : "-"} | #{ratio(uuid, stock)} |"
-      end
-      out << ""
-      out.join("\n")
-    end
+    def calls_table(workload, absences)
+      bytes = workload == "secure_random"
+      table = Table.new(["call", "implementation", ">i/s", ">±", *(">MB/s" if bytes), ">vs stock", ">vs MRI"])
+      @results.cases(workload).each do |name|
+        @results.keys(workload).each do |key|
+          next unless @results.covers?(workload, key, name)
 
-    def raw_rdrand
-      runs = @results["rdrand_raw"].sort_by { |r| r["bytes_per_second"] }
-      runs[runs.size / 2]
-    end
-
-    def startup
-      out = ["## Startup: `require` plus the first `SecureRandom.uuid`, fresh processes\n",
-             "Medians of paired runs (order alternating within each pair).\n",
-             "| JRuby | stock `require 'securerandom'` + uuid | `require 'fast_random'` + uuid | paired difference | whole process, stock | whole process, fast_random |",
-             "|---|---:|---:|---:|---:|---:|"]
-      @results["startup"].each do |jruby, run|
-        r = run["results"]["require_and_first_uuid"]
-        p = run["results"]["process"]
-        out << "| #{jruby} (#{run["runs"]} pairs) | #{ms(r["stock_median"])} | #{ms(r["fast_random_median"])} | #{signed_ms(r["paired_difference_median"])} | " \
-               "#{ms(p["stock_median"])} | #{ms(p["fast_random_median"])} |"
-      end
-      out << ""
-      out.join("\n")
-    end
-
-    RSA_CASES = ["sign", "verify", "public_encrypt", "private_decrypt"].freeze
-    RSA_COLUMNS = { "stock" => "stock", "openssl" => ":openssl", "gmp" => ":gmp", "java" => ":java" }.freeze
-
-    def rsa
-      out = ["## RSA (PKCS#1 v1.5, SHA-256), one thread, operations/s\n",
-             "Same keys everywhere (made by MRI). `:openssl`, `:gmp`, `:java` are fast_random's engines.\n"]
-      @jrubies.each do |jruby|
-        columns = RSA_COLUMNS.keys.select { |c| @results["rsa"]["#{jruby} #{c}"] }
-        out << "| JRuby #{jruby} | MRI #{@results["machine"]["mri"]} | #{columns.map { |c| RSA_COLUMNS[c] }.join(" | ")} | default vs MRI | default vs stock |"
-        out << "|---|#{"---:|" * (columns.size + 3)}"
-        default = @results["rsa"].dig("#{jruby} openssl") ? "openssl" : columns.last
-        rsa_labels.each do |label|
-          mri = @results["rsa"].dig("MRI", "results", label, "ips")
-          cells = columns.map { |c| count(@results["rsa"].dig("#{jruby} #{c}", "results", label, "ips")) }
-          fast = @results["rsa"].dig("#{jruby} #{default}", "results", label, "ips")
-          stock = @results["rsa"].dig("#{jruby} stock", "results", label, "ips")
-          out << "| #{label} | #{count(mri)} | #{cells.join(" | ")} | #{ratio(fast, mri)} | #{ratio(fast, stock)} |"
-        end
-        out << ""
-      end
-      out.join("\n")
-    end
-
-    def rsa_labels
-      @results["rsa"].dig("MRI", "results")&.keys || []
-    end
-
-    def count(ips)
-      return "-" unless ips
-
-      ips >= 10_000 ? format("%.1f k", ips / 1e3) : format("%.0f", ips)
-    end
-
-    def targets
-      out = ["## Targets\n", "| target | measured | |", "|---|---|---|"]
-      sr = @results["secure_random"]
-      if (fast = sr.dig("10.1 fast_random", "results", "uuid", "ips"))
-        stock = sr.dig("10.1 stock", "results", "uuid", "ips")
-        mri = sr.dig("MRI", "results", "uuid", "ips")
-        out << target_row("`uuid` on JRuby 10.1 >= 10x stock", fast / stock, 10)
-        out << target_row("`uuid` on JRuby 10.1 >= 15x MRI", fast / mri, 15)
-      end
-      @jrubies.each do |jruby|
-        bytes = sr.dig("#{jruby} fast_random", "results", "random_bytes(4096)", "bytes_per_second") or next
-        out << "| `random_bytes(4096)` >= 2 GB/s (JRuby #{jruby}) | #{mb(bytes)} MB/s | #{bytes >= 2e9 ? "met" : "**missed**"} |"
-      end
-      @jrubies.each do |jruby|
-        row = @results["threads"].dig("#{jruby} fast_random", "results") or next
-        row.each { |call, r| out << target_row("2 threads >= 1.8x 1 thread, `#{call}` (JRuby #{jruby})", r["scaling"], 1.8) }
-      end
-      @results["startup"].each do |jruby, run|
-        r = run["results"]["require_and_first_uuid"]
-        met = r["fast_random_median"] <= r["stock_median"]
-        out << "| startup <= stock (JRuby #{jruby}) | #{ms(r["fast_random_median"])} vs #{ms(r["stock_median"])} | #{met ? "met" : "**missed**"} |"
-      end
-      if @results["rdrand_raw"]
-        raw = raw_rdrand["bytes_per_second"]
-        @jrubies.each do |jruby|
-          run = sr["#{jruby} rdrand"] or next
-          bytes = run.dig("results", "random_bytes(4096)", "bytes_per_second")
-          out << target_row(":rdrand `random_bytes(4096)` >= 80% of raw RDRAND (JRuby #{jruby})", bytes / raw, 0.8, percent: true)
-          uuid = run.dig("results", "uuid", "ips")
-          stock = sr.dig("#{jruby} stock", "results", "uuid", "ips")
-          out << target_row(":rdrand `uuid` >= 5x stock (JRuby #{jruby})", uuid / stock, 5)
+          table << [name, row_label(workload, key), *measured_cells(workload, key, name, absences),
+                    *(megabytes(bytes_per_second(workload, key, name)) if bytes), *ratio_cells(workload, key, name)]
         end
       end
-      if @results["rsa"]&.any?
-        rsa_labels.each do |label|
-          fast = @results["rsa"].dig("10.1 openssl", "results", label, "ips") or next
-          mri = @results["rsa"].dig("MRI", "results", label, "ips")
-          out << target_row("RSA #{label} on JRuby 10.1 (default engine) >= 1.0x MRI", fast / mri, 1.0)
+      table
+    end
+
+    def row_label(workload, key)
+      label = @results.label(key)
+      engine = @results.rsa_engine(key)
+      workload == "rsa" && key.end_with?("-fast_random") && engine ? "#{label} (RSA :#{engine}, the default)" : label
+    end
+
+    # The i/s and error cells; where there is no number, why in short, the
+    # reason in full going to +absences+ (for the notes under the table).
+    def measured_cells(workload, key, name, absences)
+      m = @results.measurement(workload, key, name)
+      return [rate(m.ips), error(m)] if m
+
+      short, reason = @results.absence(workload, key, name)
+      absences[[short, reason]] << @results.label(key) if reason
+      [short, ""]
+    end
+
+    def ratio_cells(workload, key, name)
+      ips = @results.ips(workload, key, name)
+      stock_key = @results.implementation(key)&.fetch("stock_key")
+      [ratio(divide(ips, @results.ips(workload, stock_key, name))), ratio(divide(ips, @results.ips(workload, "mri", name)))]
+    end
+
+    def bytes_per_second(workload, key, name)
+      bytes = Calls::ALL[name.split(",").first]&.bytes or return
+      ips = @results.ips(workload, key, name)
+      ips && ips * bytes
+    end
+
+    def threads_intro
+      ["Each benchmark-ips iteration is a batch of calls (#{threads_batches}) shared among threads started " \
+       "for each timed block; i/s and ± are benchmark-ips's per batch times the batch: calls per second, summed " \
+       "over the threads. \"vs 1 thread\" is the same implementation's 1-thread row."]
+    end
+
+    def threads_batches
+      key = @results.keys("threads").find { |k| @results.meta("threads", k) }
+      sizes = @results.meta("threads", key)&.dig("notes", "calls_per_iteration") || {}
+      sizes.map { |label, size| [label.split(",").first, size] }.uniq.map { |call, size| "#{size} for #{call}" }.join(", ")
+    end
+
+    def threads_table(absences)
+      table = Table.new(["call, threads", "implementation", ">i/s", ">±", ">MB/s", ">vs 1 thread", ">vs stock", ">vs MRI"])
+      @results.cases("threads").each do |name|
+        single = name.sub(/\d+ threads?\z/, "1 thread")
+        @results.keys("threads").each do |key|
+          next unless @results.covers?("threads", key, name)
+
+          ips = @results.ips("threads", key, name)
+          table << [name, @results.label(key), *measured_cells("threads", key, name, absences),
+                    megabytes(bytes_per_second("threads", key, name)),
+                    ratio(divide(ips, @results.ips("threads", key, single))), *ratio_cells("threads", key, name)]
         end
       end
-      out << ""
-      out.join("\n")
+      table
     end
 
-    def target_row(name, value, goal, percent: false)
-      shown = percent ? format("%.0f%%", value * 100) : format("%.1fx", value)
-      "| #{name} | #{shown} | #{value >= goal ? "met" : "**missed**"} |"
+    def request_intro
+      stacks = @results.keys("request_id").flat_map { |k| @results.meta("request_id", k)&.dig("notes", "stacks")&.to_a || [] }.uniq
+      ["Both middlewares wrap an app that answers 200 \"ok\"; each request is a fresh copy of one GET / env. " \
+       "The Rack row takes RequestId's steps (request object, X-Request-Id lookup, SecureRandom.uuid, response " \
+       "header) with Rack alone; it is not Rails. Where ActionDispatch does not load, its row says why.",
+       *stacks.map { |name, stack| "- #{name}: #{stack}" }]
     end
 
-    # With rate: true, the byte rate too (for the bulk call).
-    def ips_cell(row, rate: false)
-      return "-" unless row
-
-      text = millions(row["ips"])
-      text += " (#{mb(row["bytes_per_second"])} MB/s)" if rate
-      text
+    def rsa_intro
+      ["Same keys everywhere (made by MRI's OpenSSL, read from PEM). fast_random's engines: :openssl " \
+       "(libcrypto through JNI), :gmp (jnagmp + bouncycastle-rsa), :java (jruby-openssl's own code, through " \
+       "fast_random's hook)."]
     end
 
-    def millions(ips)
-      ips >= 1e6 ? format("%.2f M", ips / 1e6) : format("%.0f k", ips / 1e3)
+    def startup_intro
+      startup = @results.startup
+      ["Each process runs `require LIBRARY; puts SecureRandom.uuid` (LIBRARY: securerandom, or fast_random for " \
+       "fast_random); JRuby is started as `java -jar jruby-complete.jar`, without bin/jruby's shell script. " \
+       "Medians of #{startup["runs"]} rounds, one process per implementation per round, in rotating order. " \
+       "\"require + uuid\" is timed inside the process; the speed-ups compare process start to first uuid."]
     end
 
-    def mb(bytes_per_second)
-      format("%.0f", bytes_per_second / 1e6)
-    end
-
-    def ms(seconds)
-      format("%.0f ms", seconds * 1000)
-    end
-
-    def signed_ms(seconds)
-      format("%+.0f ms", seconds * 1000)
-    end
-
-    def ratio(a, b)
-      a && b ? format("%.1fx", a / b) : "-"
+    def startup_table
+      table = Table.new(["implementation", ">process start to first uuid", ">min - max", ">require + uuid", ">vs stock", ">vs MRI"])
+      @results.startup["results"].each do |key, run|
+        first = @results.startup_median(key)
+        stock_key = @results.implementation(key)&.fetch("stock_key")
+        table << [run["label"], milliseconds(first),
+                  "#{milliseconds(run["first_uuid"].min)} - #{milliseconds(run["first_uuid"].max)}",
+                  milliseconds(@results.startup_median(key, "require_and_uuid")),
+                  ratio(divide(@results.startup_median(stock_key), first)), ratio(divide(@results.startup_median("mri"), first))]
+      end
+      table
     end
   end
 end

@@ -1,0 +1,127 @@
+# frozen_string_literal: true
+
+require "open3"
+require "rbconfig"
+
+module Bench
+  # The Rubies every workload is compared on: MRI (the one running
+  # bench/run.rb), stock JRuby and JRuby + fast_random in its configurations,
+  # on each supported JRuby. A workload runs in a fresh process per
+  # implementation; the environment picks fast_random's backend or RSA engine
+  # through the gem's own variables.
+  class Implementation
+    ROOT = File.expand_path("../..", __dir__)
+    JRUBY = File.join(ROOT, "bin/jruby")
+    NATIVE_LIBRARY = File.join(ROOT, "lib/fast_random/linux-x86_64/libfast_random.so")
+    SECURE_RANDOM = %w[secure_random threads request_id].freeze
+
+    attr_reader :key, :label, :jruby, :variant, :env, :workloads, :cases
+
+    # jruby: "10.1" or "9.4", nil for MRI; variant: see support/harness.rb;
+    # workloads: the bench/ scripts it runs; cases: for secure_random, the
+    # calls to time when not all.
+    def initialize(key:, label:, variant:, workloads:, jruby: nil, env: {}, cases: nil, needs_rdrand: false)
+      @key = key
+      @label = label
+      @jruby = jruby
+      @variant = variant
+      @env = env
+      @workloads = workloads
+      @cases = cases
+      @needs_rdrand = needs_rdrand
+    end
+
+    def self.all(jrubies)
+      [mri] + jrubies.flat_map { |version| jruby(version) }
+    end
+
+    def self.mri
+      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + %w[rsa startup])
+    end
+
+    # JRuby 10.1 (the one issue targets are set on) runs every configuration;
+    # older JRubies stock and with fast_random's defaults.
+    def self.jruby(version)
+      base = { jruby: version }
+      list = [
+        new(key: "#{version}-stock", label: "JRuby #{version} stock", variant: "stock",
+            workloads: SECURE_RANDOM + %w[rsa startup], **base),
+        new(key: "#{version}-fast_random", label: "JRuby #{version} + fast_random", variant: "fast_random",
+            workloads: SECURE_RANDOM + %w[rsa startup], **base),
+      ]
+      return list unless version == "10.1"
+
+      list + [
+        new(key: "#{version}-rdrand", label: "JRuby #{version} + fast_random :rdrand", variant: "fast_random",
+            env: { "FAST_RANDOM_BACKEND" => "rdrand" }, workloads: SECURE_RANDOM, needs_rdrand: true, **base),
+        # The default backend with the CPU's entropy hidden, so seeds come from
+        # the OS alone: what the seed mixing costs (issue 3's target).
+        new(key: "#{version}-os_seeds", label: "JRuby #{version} + fast_random, OS-only seeds",
+            variant: "fast_random", env: { "FAST_RANDOM_HIDE_CPU_RANDOM" => "1" }, workloads: %w[secure_random],
+            cases: ["uuid", "random_bytes(4096)"], needs_rdrand: true, **base),
+        new(key: "#{version}-rsa_gmp", label: "JRuby #{version} + fast_random, RSA :gmp", variant: "fast_random",
+            env: { "FAST_RANDOM_RSA_ENGINE" => "gmp" }, workloads: %w[rsa], **base),
+        new(key: "#{version}-rsa_java", label: "JRuby #{version} + fast_random, RSA :java", variant: "fast_random",
+            env: { "FAST_RANDOM_RSA_ENGINE" => "java" }, workloads: %w[rsa], **base),
+      ]
+    end
+
+    def mri?
+      jruby.nil?
+    end
+
+    def stock?
+      variant == "stock"
+    end
+
+    def fast_random?
+      variant == "fast_random"
+    end
+
+    # The stock implementation this one is compared with (itself for stock
+    # JRuby; JRuby 10.1 stock for MRI).
+    def stock_key
+      mri? ? "10.1-stock" : "#{jruby}-stock"
+    end
+
+    # Why this implementation cannot run here, or nil.
+    def unavailable
+      return unless @needs_rdrand
+      return "not built: no libfast_random.so for this platform" unless File.exist?(NATIVE_LIBRARY)
+
+      "not available: the CPU has no RDRAND" unless self.class.cpu_has_rdrand?
+    end
+
+    def self.cpu_has_rdrand?
+      File.read("/proc/cpuinfo").match?(/^flags\s*:.*\brdrand\b/)
+    rescue SystemCallError
+      false
+    end
+
+    # The command that runs a Ruby script or -e code here. Stock JRuby runs
+    # with nothing added to its load path (bin/jruby --bare).
+    def command(*args)
+      return [RbConfig.ruby, *args] if mri?
+
+      [JRUBY, "--jruby", jruby, *("--bare" if stock?), *args]
+    end
+
+    # The same without bin/jruby's shell script around the JVM (for timing
+    # process start).
+    def direct_command(*args)
+      return command(*args) if mri?
+
+      out, err, status = Open3.capture3(*command("--print-command"))
+      raise "bin/jruby --print-command failed: #{err}" unless status.success?
+
+      out.lines(chomp: true) + args
+    end
+
+    # fast_random's own switches, cleared unless this implementation sets them.
+    GEM_VARIABLES = %w[FAST_RANDOM_BACKEND FAST_RANDOM_RSA_ENGINE FAST_RANDOM_HIDE_CPU_RANDOM FAST_RANDOM_NATIVE_LIBRARY].freeze
+
+    def environment
+      GEM_VARIABLES.to_h { |name| [name, nil] }.merge("BENCH_VARIANT" => variant).merge(env)
+    end
+  end
+end

@@ -1,0 +1,82 @@
+# frozen_string_literal: true
+
+require_relative "calls"
+require_relative "harness"
+require_relative "implementations"
+
+module Bench
+  # What one bench/run.rb will do, in order, with a guess of how long each
+  # step takes (from the benchmark-ips times in support/harness.rb and
+  # typical process start times), so the run can say up front how long it
+  # will take and, as it goes, how long is left.
+  class Plan
+    WORKLOADS = %w[secure_random threads request_id rsa startup].freeze
+    IPS_WORKLOADS = %w[secure_random threads request_id rsa].freeze
+
+    # Entries per workload (secure_random: per implementation, see entries).
+    ENTRIES = { "threads" => 8, "request_id" => 2, "rsa" => 8 }.freeze
+    # Seconds to start a process and load the workload, beyond the entries,
+    # on an idle 2-core machine.
+    START = { mri: 0.3, jruby: 3.0 }.freeze
+    LOADING = { "request_id" => { mri: 0.5, jruby: 4.0 }, "rsa" => { mri: 0.2, jruby: 1.5 } }.freeze
+    # Per entry beyond warm-up and measurement: benchmark-ips's GC.start calls.
+    ENTRY_OVERHEAD = 0.15
+    RDRAND_RUNS = 3
+
+    # kind: :ips (a workload in one implementation), :rdrand_rate (the raw
+    # RDRAND C loop) or :startup (bench/startup.rb, all implementations).
+    Step = Struct.new(:kind, :workload, :implementation, :seconds) do
+      def name
+        case kind
+        when :ips then "#{workload} on #{implementation.label}"
+        when :rdrand_rate then "raw rdrand64 C loop (#{RDRAND_RUNS} runs)"
+        when :startup then "startup: ruby and jruby processes"
+        end
+      end
+    end
+
+    attr_reader :implementations, :steps
+
+    def initialize(jrubies:, workloads:, quick:)
+      @quick = quick
+      @implementations = Implementation.all(jrubies)
+      @steps = []
+      (IPS_WORKLOADS & workloads).each do |workload|
+        @implementations.select { |impl| impl.workloads.include?(workload) }.each do |impl|
+          @steps << Step.new(:ips, workload, impl, ips_seconds(workload, impl))
+          @steps << Step.new(:rdrand_rate, nil, nil, RDRAND_RUNS * 1.1) if workload == "secure_random" && rdrand?(impl)
+        end
+      end
+      @steps << Step.new(:startup, "startup", nil, startup_seconds) if workloads.include?("startup")
+    end
+
+    def seconds
+      @steps.sum(&:seconds)
+    end
+
+    def startup_runs
+      @quick ? 3 : 10
+    end
+
+    private
+
+    def rdrand?(impl)
+      impl.env["FAST_RANDOM_BACKEND"] == "rdrand" && !impl.unavailable
+    end
+
+    def ips_seconds(workload, impl)
+      return 0.0 if impl.unavailable
+
+      ruby = impl.mri? ? :mri : :jruby
+      times = @quick ? Bench::QUICK_TIMES : Bench::FULL_TIMES
+      entries = workload == "secure_random" ? (impl.cases || Calls::ALL.keys).size : ENTRIES.fetch(workload)
+      START[ruby] + LOADING.dig(workload, ruby).to_f + entries * (times[:warmup] + times[:time] + ENTRY_OVERHEAD)
+    end
+
+    def startup_seconds
+      commands = @implementations.select { |impl| impl.workloads.include?("startup") }
+      per_round = commands.sum { |impl| impl.mri? ? 0.1 : START[:jruby] * 0.7 }
+      (startup_runs + 1) * per_round
+    end
+  end
+end

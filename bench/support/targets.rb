@@ -1,0 +1,129 @@
+# frozen_string_literal: true
+
+require_relative "format"
+require_relative "table"
+
+module Bench
+  # The performance targets issues 2, 3 and 4 set, each with what this run
+  # measured against it: met, missed, or not measured (and why).
+  class Targets
+    include Format
+
+    TARGET_JRUBY = "10.1"
+    RSA_OPERATIONS = %w[sign private_decrypt verify public_encrypt].freeze
+    RSA_BITS = [2048, 4096].freeze
+
+    def initialize(results)
+      @results = results
+    end
+
+    def table
+      table = Table.new(%w[issue target measured verdict])
+      rows.each { |row| table << row }
+      table
+    end
+
+    def rows
+      issue2 + issue3 + issue4
+    end
+
+    private
+
+    def fast
+      "#{TARGET_JRUBY}-fast_random"
+    end
+
+    def stock
+      "#{TARGET_JRUBY}-stock"
+    end
+
+    def ips(workload, key, name)
+      @results.ips(workload, key, name)
+    end
+
+    def issue2
+      uuid = ips("secure_random", fast, "uuid")
+      rows = [
+        ratio_row(2, "`uuid` on JRuby 10.1 + fast_random >= 10x stock JRuby 10.1",
+                  divide(uuid, ips("secure_random", stock, "uuid")), 10),
+        ratio_row(2, "`uuid` on JRuby 10.1 + fast_random >= 15x MRI", divide(uuid, ips("secure_random", "mri", "uuid")), 15),
+      ]
+      @results.keys("secure_random").select { |key| key.end_with?("-fast_random") }.each do |key|
+        bytes = ips("secure_random", key, "random_bytes(4096)")&.*(4096)
+        rows << row(2, "`random_bytes(4096)` >= 2 GB/s (#{@results.label(key)})",
+                    bytes && "#{megabytes(bytes)} MB/s", bytes && bytes >= 2e9)
+      end
+      ["uuid", "random_bytes(4096)"].each do |call|
+        two = ips("threads", fast, "#{call}, 2 threads")
+        one = ips("threads", fast, "#{call}, 1 thread")
+        rows << ratio_row(2, "2 threads >= 1.8x 1 thread, `#{call}` (JRuby 10.1 + fast_random)", divide(two, one), 1.8)
+      end
+      rows + startup_rows
+    end
+
+    def startup_rows
+      return [row(2, "startup: `require 'fast_random'` + first uuid <= stock `require 'securerandom'` + first uuid", nil, nil)] unless @results.startup
+
+      @results.startup["results"].keys.grep(/-fast_random\z/).map do |key|
+        jruby = key.delete_suffix("-fast_random")
+        difference = @results.startup_paired_difference(jruby)
+        fast_median = @results.startup_median(key, "require_and_uuid")
+        stock_median = @results.startup_median("#{jruby}-stock", "require_and_uuid")
+        measured = "#{milliseconds(fast_median)} vs #{milliseconds(stock_median)}; paired difference " \
+                   "#{signed_milliseconds(difference)} (median of #{@results.startup["runs"]})"
+        row(2, "startup: `require 'fast_random'` + first uuid <= stock `require 'securerandom'` + first uuid (JRuby #{jruby})",
+            difference && measured, difference && difference <= 0)
+      end
+    end
+
+    def issue3
+      rdrand = "#{TARGET_JRUBY}-rdrand"
+      raw = @results.rdrand_raw
+      bytes = ips("secure_random", rdrand, "random_bytes(4096)")&.*(4096)
+      share = divide(bytes, raw)
+      rows = [
+        row(3, ":rdrand `random_bytes(4096)` >= 80% of the raw rdrand64 C loop (same run)",
+            share && "#{percent(share)} (#{megabytes(bytes)} of #{megabytes(raw)} MB/s)", share && share >= 0.8),
+        ratio_row(3, ":rdrand `uuid` >= 5x stock JRuby 10.1",
+                  divide(ips("secure_random", rdrand, "uuid"), ips("secure_random", stock, "uuid")), 5),
+      ]
+      ["uuid", "random_bytes(4096)"].each do |call|
+        rows << ratio_row(3, "default backend unchanged by the seed mixing: `#{call}` >= 0.95x of OS-only seeds",
+                          divide(ips("secure_random", fast, call), ips("secure_random", "#{TARGET_JRUBY}-os_seeds", call)), 0.95)
+      end
+      rows
+    end
+
+    def issue4
+      rows = RSA_BITS.product(RSA_OPERATIONS).map do |bits, operation|
+        name = "#{operation} #{bits}"
+        ratio_row(4, "RSA #{name} on JRuby 10.1, default engine#{engine_note(fast)} >= 1.0x MRI",
+                  divide(ips("rsa", fast, name), ips("rsa", "mri", name)), 1.0)
+      end
+      gmp = "#{TARGET_JRUBY}-rsa_gmp"
+      ratios = RSA_BITS.product(RSA_OPERATIONS).filter_map do |bits, operation|
+        value = divide(ips("rsa", gmp, "#{operation} #{bits}"), ips("rsa", "mri", "#{operation} #{bits}"))
+        "#{operation} #{bits} #{ratio(value)}" if value
+      end
+      rows << [4, ":gmp engine against MRI (reported, no target)", ratios.empty? ? "-" : ratios.join(", "),
+               ratios.empty? ? "not measured" : "reported"]
+    end
+
+    def engine_note(key)
+      engine = @results.rsa_engine(key)
+      engine ? " (:#{engine})" : ""
+    end
+
+    def ratio_row(issue, target, value, goal)
+      row(issue, target, value && ratio(value), value && value >= goal)
+    end
+
+    def row(issue, target, measured, met)
+      verdict = if measured.nil? then "not measured"
+                elsif met then "met"
+                else "**missed**"
+                end
+      [issue, target, measured || "-", verdict]
+    end
+  end
+end
