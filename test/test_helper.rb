@@ -52,6 +52,13 @@ module TestHelper
     ENV["FAST_RANDOM_HIDE_CPU_RANDOM"] != "1" && !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY")
   end
 
+  # One of bin/test's two main passes (one per JRuby), not a fallback pass.
+  # Heavy end-to-end tests run only there: the fallback passes change
+  # FAST_RANDOM_* settings that those tests' child processes do not see.
+  def self.main_pass?
+    cpu_random_expected?
+  end
+
   def self.with_backend(name)
     previous = FastRandom.backend
     FastRandom.backend = name
