@@ -8,6 +8,8 @@ require_relative "support/packaging"
 # Gemfile and Bundler.require loads the gem. On JRuby that is the java gem,
 # which replaces SecureRandom; on MRI the plain gem, which leaves it alone.
 class BundlerTest < Minitest::Test
+  include Packaging::EndToEnd
+
   BOOT = <<~'RUBY'
     require "bundler/setup"
     Bundler.require
@@ -24,40 +26,31 @@ class BundlerTest < Minitest::Test
   # `bundle ARGS` run by the given Ruby's own Bundler.
   BUNDLE = 'load Gem.bin_path("bundler", "bundle")'
 
-  UUID_V4 = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/
-
-  def setup
-    skip "Bundler is tried in this JRuby's main bin/test pass; this pass only changes FAST_RANDOM_* settings, which the application's processes do not see" unless TestHelper.main_pass?
-    @app = Dir.mktmpdir("fast_random-bundler-app-")
-  end
-
-  def teardown
-    FileUtils.rm_rf(@app) if @app
-  end
+  UUID_V4 = TestHelper::UUID_V4
 
   def gemfile(text)
-    File.write(File.join(@app, "Gemfile"), text)
+    File.write(File.join(@dir, "Gemfile"), text)
   end
 
   def bundler_env
-    { "BUNDLE_GEMFILE" => File.join(@app, "Gemfile"), "BUNDLE_APP_CONFIG" => File.join(@app, ".bundle"),
-      "BUNDLE_USER_HOME" => File.join(@app, ".bundle-home"), "BUNDLE_PATH" => File.join(@app, "vendor/bundle"),
+    { "BUNDLE_GEMFILE" => File.join(@dir, "Gemfile"), "BUNDLE_APP_CONFIG" => File.join(@dir, ".bundle"),
+      "BUNDLE_USER_HOME" => File.join(@dir, ".bundle-home"), "BUNDLE_PATH" => File.join(@dir, "vendor/bundle"),
       "BUNDLE_DISABLE_VERSION_CHECK" => "true", "BUNDLE_JOBS" => "1" }
   end
 
   def boot(ruby_command)
-    result, = Packaging.report(ruby_command, BOOT, dir: @app, env: bundler_env)
+    result, = Packaging.report(ruby_command, BOOT, dir: @dir, env: bundler_env)
     result
   end
 
   def bundle(ruby_command, *args)
-    out, err, status = Packaging.run([*ruby_command, "-e", BUNDLE, *args], dir: @app, env: bundler_env)
+    out, err, status = Packaging.run([*ruby_command, "-e", BUNDLE, *args], dir: @dir, env: bundler_env)
     assert status.success?, "bundle #{args.join(' ')} with #{ruby_command.first} failed (#{status}):\n#{out}\n#{err}"
     out
   end
 
   def lockfile
-    File.read(File.join(@app, "Gemfile.lock"))
+    File.read(File.join(@dir, "Gemfile.lock"))
   end
 
   # The path: source reads fast_random.gemspec, which is the java gem when
@@ -77,7 +70,7 @@ class BundlerTest < Minitest::Test
     assert_match UUID_V4, jruby["uuid"]
     assert_match(/^  specs:\n    fast_random \(#{Regexp.escape(FastRandom::VERSION)}-java\)$/, lockfile)
 
-    File.delete(File.join(@app, "Gemfile.lock"))
+    File.delete(File.join(@dir, "Gemfile.lock"))
     mri = boot(Packaging.mri_command)
     assert_equal [Packaging::ROOT, "ruby", File.join(Packaging::ROOT, "lib/fast_random.rb")],
                  mri.values_at("gem_path", "platform", "feature")
@@ -89,7 +82,7 @@ class BundlerTest < Minitest::Test
   # gems in the source (here vendor/cache, installed with --local, so the
   # source is never contacted), one lockfile with both platforms.
   def test_one_gemfile_and_lockfile_serve_jruby_and_mri_from_a_gem_source
-    cache = File.join(@app, "vendor/cache")
+    cache = File.join(@dir, "vendor/cache")
     FileUtils.mkdir_p(cache)
     FileUtils.cp(Packaging.gems, cache)
     gemfile(<<~GEMFILE)
@@ -100,7 +93,7 @@ class BundlerTest < Minitest::Test
     bundle(Packaging.jruby_command, "install", "--local")
     jruby = boot(Packaging.jruby_command)
     assert_equal [true, "java"], jruby.values_at("active", "platform")
-    assert jruby["gem_path"].start_with?(File.join(@app, "vendor/bundle")), jruby["gem_path"]
+    assert jruby["gem_path"].start_with?(File.join(@dir, "vendor/bundle")), jruby["gem_path"]
 
     bundle(Packaging.mri_command, "install", "--local")
     mri = boot(Packaging.mri_command)

@@ -11,6 +11,8 @@ require_relative "support/packaging"
 # jar, the JNI library (RDRAND and the :openssl RSA engine), and the vendored
 # JNA, jnagmp and libgmp (the :gmp engine).
 class GemPackageTest < Minitest::Test
+  include Packaging::EndToEnd
+
   INSTALLED = <<~'RUBY'
     require "fast_random"
     require "openssl"
@@ -37,10 +39,6 @@ class GemPackageTest < Minitest::Test
       "engines" => engines, "signatures" => signatures, "cwd" => Dir.pwd
     )
   RUBY
-
-  def setup
-    skip "the installed gem is tried in this JRuby's main bin/test pass; this pass only changes FAST_RANDOM_* settings, which a user's process would not have" unless TestHelper.main_pass?
-  end
 
   # Installs the java gem once per test process into a new GEM_HOME.
   def self.installed
@@ -87,22 +85,20 @@ class GemPackageTest < Minitest::Test
 
   def test_require_from_outside_the_checkout_loads_everything_from_the_installed_gem
     home = self.class.installed
-    Dir.mktmpdir("fast_random-app-") do |app|
-      result, err = Packaging.report(Packaging.jruby_command, INSTALLED, dir: app,
-                                     env: { "GEM_HOME" => home, "GEM_PATH" => home, "FAST_RANDOM_GMP_LIBRARY" => "bundled" })
-      assert_equal File.realpath(gem_dir), File.realpath(result["gem_path"])
-      assert_equal ["java", FastRandom::VERSION, true], result.values_at("platform", "version", "active")
-      refute_empty result["features"]
-      result["features"].each { |feature| assert feature.start_with?(result["gem_path"]), "#{feature} is not from the installed gem" }
-      assert_match(/\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/, result["uuid"])
-      assert_equal 1, result["uuid_calls"]
-      assert result["rdrand"], "RDRAND from the installed gem: #{result['rdrand_problem']}"
-      assert result["native_library"], "libfast_random.so was not loaded from the installed gem"
-      assert result["bundled_gmp"], "the :gmp engine did not load the gem's libgmp (FAST_RANDOM_GMP_LIBRARY=bundled)"
-      assert_equal({ "openssl" => nil, "gmp" => nil }, result["engines"])
-      assert_equal({ "openssl" => 1, "gmp" => 1 }, result["signatures"])
-      assert_equal File.realpath(app), File.realpath(result["cwd"])
-      refute_match(/fast_random:/, err, "one-time warnings from a healthy installed gem")
-    end
+    result, err = Packaging.report(Packaging.jruby_command, INSTALLED, dir: @dir,
+                                   env: { "GEM_HOME" => home, "GEM_PATH" => home, "FAST_RANDOM_GMP_LIBRARY" => "bundled" })
+    assert_equal File.realpath(gem_dir), File.realpath(result["gem_path"])
+    assert_equal ["java", FastRandom::VERSION, true], result.values_at("platform", "version", "active")
+    refute_empty result["features"]
+    result["features"].each { |feature| assert feature.start_with?(result["gem_path"]), "#{feature} is not from the installed gem" }
+    assert_match TestHelper::UUID_V4, result["uuid"]
+    assert_equal 1, result["uuid_calls"]
+    assert result["rdrand"], "RDRAND from the installed gem: #{result['rdrand_problem']}"
+    assert result["native_library"], "libfast_random.so was not loaded from the installed gem"
+    assert result["bundled_gmp"], "the :gmp engine did not load the gem's libgmp (FAST_RANDOM_GMP_LIBRARY=bundled)"
+    assert_equal({ "openssl" => nil, "gmp" => nil }, result["engines"])
+    assert_equal({ "openssl" => 1, "gmp" => 1 }, result["signatures"])
+    assert_equal File.realpath(@dir), File.realpath(result["cwd"])
+    refute_match(/fast_random:/, err, "one-time warnings from a healthy installed gem")
   end
 end

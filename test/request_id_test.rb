@@ -15,7 +15,7 @@ require "tmpdir"
 # fresh JRuby, so Rails' core extensions stay out of this test process.
 class RequestIdTest < Minitest::Test
   SUPPORT = File.join(__dir__, "support")
-  UUID_V4 = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/
+  UUID_V4 = TestHelper::UUID_V4
 
   THROUGH_THE_MIDDLEWARE = <<~'RUBY'
     require "request_id_app"

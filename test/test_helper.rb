@@ -14,6 +14,7 @@ require "set"
 
 module TestHelper
   ROOT = File.expand_path("..", __dir__)
+  UUID_V4 = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/
 
   # NIST and Wycheproof vectors live beside the clone, in ../shared/testdata.
   def self.testdata(name)

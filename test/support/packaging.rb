@@ -83,4 +83,19 @@ module Packaging
 
     [JSON.parse(out.lines.last.to_s), err]
   end
+
+  # For the tests whose processes start with a user's environment (CLEARED):
+  # they run in bin/test's two main passes only, as the other two change
+  # nothing but FAST_RANDOM_* settings, which those processes do not see.
+  # Each test gets a new temporary directory, @dir.
+  module EndToEnd
+    def setup
+      skip "end-to-end: runs in this JRuby's main bin/test pass, as this pass changes only FAST_RANDOM_* settings, which the processes it starts do not see" unless TestHelper.main_pass?
+      @dir = Dir.mktmpdir("fast_random-test-")
+    end
+
+    def teardown
+      FileUtils.rm_rf(@dir) if @dir
+    end
+  end
 end
