@@ -103,7 +103,7 @@ class RequestIdTest < Minitest::Test
   # server counts one fast_random uuid per request it served.
   def test_under_http_load_every_response_has_a_distinct_request_id
     skip "the HTTP load runs in this JRuby's main bin/test pass only (it takes the longest, and the fallback passes change only how seeds are made)" unless TestHelper.main_pass?
-    wrk = ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).map { |dir| File.join(dir, "wrk") }.find { |path| File.executable?(path) }
+    wrk = TestHelper.executable("wrk")
     skip "wrk is not installed (bin/setup installs Debian's wrk)" unless wrk
 
     Dir.mktmpdir("fast_random-wrk-") do |dir|
@@ -149,8 +149,7 @@ class RequestIdTest < Minitest::Test
   # Starts test/support/request_id_server.rb, yields its port, then stops it;
   # returns [its exit status, its JSON report, its stderr, the block's value].
   def serve
-    version = JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"
-    command = [File.join(TestHelper::ROOT, "bin/jruby"), "--jruby", version, *jruby_args, File.join(SUPPORT, "request_id_server.rb")]
+    command = [*TestHelper.jruby_command, *jruby_args, File.join(SUPPORT, "request_id_server.rb")]
     Open3.popen3(*command) do |stdin, stdout, stderr, thread|
       err_reader = Thread.new { stderr.read }
       line = stdout.gets

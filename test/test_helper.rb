@@ -24,12 +24,22 @@ module TestHelper
     path
   end
 
+  # bin/jruby for the JRuby version that runs the tests.
+  def self.jruby_command
+    [File.join(ROOT, "bin/jruby"), "--jruby", JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"]
+  end
+
   # Runs Ruby code in a fresh JRuby process (same version as this one) and
   # returns [stdout, stderr, status].
   def self.jruby(code, *ruby_args, env: {})
     require "open3"
-    version = JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"
-    Open3.capture3(env, File.join(ROOT, "bin/jruby"), "--jruby", version, *ruby_args, "-e", code)
+    Open3.capture3(env, *jruby_command, *ruby_args, "-e", code)
+  end
+
+  # The path of the program +name+ on PATH, or nil.
+  def self.executable(name)
+    ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).map { |dir| File.join(dir, name) }
+       .find { |path| File.file?(path) && File.executable?(path) }
   end
 
   # Pearson's chi-square statistic of observed counts against equal expectation.

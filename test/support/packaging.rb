@@ -41,19 +41,14 @@ module Packaging
     end
   end
 
-  def jruby_version
-    JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"
-  end
-
   # bin/jruby --bare: the pinned JRuby with nothing added to the load path.
   def jruby_command
-    [File.join(ROOT, "bin/jruby"), "--jruby", jruby_version, "--bare"]
+    [*TestHelper.jruby_command, "--bare"]
   end
 
   # Debian's MRI.
   def mri_command
-    ruby = ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).map { |dir| File.join(dir, "ruby") }
-              .find { |path| File.file?(path) && File.executable?(path) }
+    ruby = TestHelper.executable("ruby")
     raise "MRI's `ruby` is not on PATH; bin/setup installs it (Debian package ruby)" unless ruby
 
     [ruby]
