@@ -34,7 +34,7 @@ FR_VENDORED_JARS="net.java.dev.jna:jna:5.5.0 com.squareup.jnagmp:jnagmp:3.0.0 co
 # concurrent_ruby.jar and RubyGems is out of reach; asciidoctorj-pdf on Maven
 # Central bundles the concurrent-ruby gem, jar included, and bin/setup takes
 # that gem out of it into the cache (fr_concurrent_ruby_dir).
-FR_TEST_JARS="org.asciidoctor:asciidoctorj-pdf:2.3.19"
+FR_CONCURRENT_RUBY_CARRIER="org.asciidoctor:asciidoctorj-pdf:2.3.19"
 FR_CONCURRENT_RUBY_VERSION="1.1.7"
 
 fr_concurrent_ruby_dir() {
