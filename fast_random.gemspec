@@ -5,28 +5,45 @@ require_relative "lib/fast_random/version"
 Gem::Specification.new do |spec|
   spec.name     = "fast_random"
   spec.version  = FastRandom::VERSION
-  spec.platform = "java"
   spec.authors  = ["fast_random contributors"]
   spec.license  = "MIT"
   spec.homepage = "https://example.invalid/fast_random"
-  spec.summary  = "Fast, per-thread SecureRandom (and soon RSA) for JRuby"
+  spec.summary  = "Fast per-thread SecureRandom and fast RSA for JRuby"
   spec.description = <<~DESC
     fast_random replaces JRuby's SecureRandom with a per-thread NIST SP 800-90A
-    CTR_DRBG (AES-256 through the JCE, so AES-NI is used), seeded from the OS,
-    with uuid, hex, base64 and random_number implemented in Java. It keeps the
-    API, encodings and errors of MRI's SecureRandom. One line: require 'fast_random'.
+    CTR_DRBG (AES-256 through the JCE, so AES-NI is used), seeded from the OS
+    and, where the CPU has them, RDSEED/RDRAND, with uuid, hex, base64 and
+    random_number implemented in Java; it keeps the API, encodings and errors of
+    MRI's SecureRandom, and OpenSSL::Random uses the same generators. It also
+    runs jruby-openssl's RSA private and public operations on OpenSSL's
+    libcrypto or on GMP. One line: require 'fast_random'. On MRI it does nothing.
   DESC
+  spec.metadata = {
+    "homepage_uri" => spec.homepage,
+    "source_code_uri" => spec.homepage,
+    "changelog_uri" => "#{spec.homepage}/blob/main/CHANGELOG.md",
+    "bug_tracker_uri" => "#{spec.homepage}/issues",
+    "rubygems_mfa_required" => "true",
+  }
 
+  # JRuby 9.4 (Ruby 3.1) and 10.x (Ruby 3.4); MRI 3.1 and later load the no-op.
   spec.required_ruby_version = ">= 3.1"
+  spec.requirements << "JRuby 9.4 (Java 8 or later) or 10 (Java 21 or later); the JNI library is built for linux-x86_64"
 
-  # The jars are built, not tracked: lib/fast_random/fast_random.jar and the
-  # libraries in lib/fast_random/vendor/ (JNA, jnagmp, bouncycastle-rsa), which
-  # `rake compile` puts there. BouncyCastle is not shipped: jruby-openssl's is used.
+  # One gemspec, two gems, as nio4r's: read by JRuby (`rake gem`, or Bundler's
+  # path: and git: sources on JRuby) it is the java gem, with what `rake
+  # compile` builds into lib/ (the extension's jar, the JNI library, the
+  # vendored libraries and their licence texts); read by MRI it is the plain
+  # gem, whose `require "fast_random"` does nothing (lib/fast_random/inactive.rb),
+  # so one Gemfile serves both.
+  java = RUBY_ENGINE == "jruby"
+  spec.platform = "java" if java
   spec.files = Dir.chdir(__dir__) do
     tracked = `git ls-files -z 2>/dev/null`.split("\x0")
     tracked = Dir["{lib,src,ext}/**/*", "*.md", "LICENSE"] if tracked.empty?
-    tracked.grep(%r{\A(lib|src|ext)/|\A(README\.md|CHANGELOG\.md|LICENSE)\z}) +
-      Dir["lib/**/*.jar"]
-  end.uniq
+    files = tracked.grep(%r{\A(lib|src|ext)/|\A(README|CHANGELOG|THIRD_PARTY_NOTICES)\.md\z|\ALICENSE\z})
+    built = Dir["lib/fast_random/fast_random.jar", "lib/fast_random/*/libfast_random.*", "lib/fast_random/vendor/**/*"]
+    (java ? files + built : files).select { |path| File.file?(path) }.uniq.sort
+  end
   spec.require_paths = ["lib"]
 end

@@ -2,6 +2,13 @@
 
 require_relative "fast_random/version"
 
+# Outside JRuby (MRI) fast_random leaves everything as it is: see
+# fast_random/inactive.rb.
+unless RUBY_ENGINE == "jruby"
+  require_relative "fast_random/inactive"
+  return
+end
+
 # fast_random: a fast, per-thread SecureRandom for JRuby.
 #
 #   require "fast_random"   # e.g. in config/initializers/fast_random.rb
@@ -46,7 +53,8 @@ module FastRandom
       nil
     end
 
-    # Process-wide counters: generators created, seeds taken, bytes generated.
+    # Process-wide counters: generators created, seeds taken, bytes generated,
+    # and calls per backend and kind: {calls: {drbg: {uuid: 12, hex: 3, ...}, rdrand: {...}}}.
     def stats
       Generator.stats
     end
@@ -60,6 +68,12 @@ end
 
 require "securerandom"
 require_relative "fast_random/errors"
+# The plain (platform "ruby") gem, which MRI installs, has no jar.
+unless File.exist?(File.join(__dir__, "fast_random", "fast_random.jar"))
+  raise LoadError, "fast_random #{FastRandom::VERSION} has no fast_random.jar here (#{__dir__}/fast_random): " \
+                   "JRuby needs the fast_random-#{FastRandom::VERSION}-java gem (for a Gemfile.lock made " \
+                   "on MRI: bundle lock --add-platform java); in a checkout, run rake compile"
+end
 require_relative "fast_random/fast_random.jar"
 JRuby::Util.load_ext("fastrandom.ext.SecureRandomLibrary")
 # The JNI library (RDRAND/RDSEED) sits beside the jar, one directory per

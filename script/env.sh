@@ -13,9 +13,10 @@ FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
 # Debian packages the scripts need (MRI and its gems for the comparison runs;
 # libgmp10, the system GMP that the :gmp RSA engine prefers to jnagmp's copy;
 # zip and unzip, with which the build moves that copy out of jnagmp's jar;
-# ruby-actionpack, Rails' ActionDispatch and Rack, which bench/request_id.rb
-# sends requests through).
-FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest libgmp10 zip unzip ruby-actionpack"
+# Rails 6.1's actionpack with rack, WEBrick and wrk for bench/request_id.rb
+# and the RequestId tests).
+FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest libgmp10 zip unzip
+  ruby-actionpack ruby-rack ruby-webrick wrk"
 
 # Java libraries from Maven Central (group:artifact:version), kept in the
 # local Maven repository like the JRuby jars.
@@ -42,6 +43,18 @@ install_debian_packages() {
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# For the tests only: concurrent-ruby with its JRuby extension, which Rails'
+# activesupport needs on JRuby. Debian's ruby-concurrent has no
+# concurrent_ruby.jar and RubyGems is out of reach; asciidoctorj-pdf on Maven
+# Central bundles the concurrent-ruby gem, jar included, and bin/setup takes
+# that gem out of it into the cache (fr_concurrent_ruby_dir).
+FR_CONCURRENT_RUBY_CARRIER="org.asciidoctor:asciidoctorj-pdf:2.3.19"
+FR_CONCURRENT_RUBY_VERSION="1.1.7"
+
+fr_concurrent_ruby_dir() {
+  echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/concurrent-ruby-$FR_CONCURRENT_RUBY_VERSION"
 }
 
 # Map "10.1", "9.4" or a full version to the full version.

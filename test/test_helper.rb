@@ -14,6 +14,7 @@ require "set"
 
 module TestHelper
   ROOT = File.expand_path("..", __dir__)
+  UUID_V4 = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/
 
   # NIST and Wycheproof vectors live beside the clone, in ../shared/testdata.
   def self.testdata(name)
@@ -23,12 +24,22 @@ module TestHelper
     path
   end
 
+  # bin/jruby for the JRuby version that runs the tests.
+  def self.jruby_command
+    [File.join(ROOT, "bin/jruby"), "--jruby", JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"]
+  end
+
   # Runs Ruby code in a fresh JRuby process (same version as this one) and
   # returns [stdout, stderr, status].
   def self.jruby(code, *ruby_args, env: {})
     require "open3"
-    version = JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"
-    Open3.capture3(env, File.join(ROOT, "bin/jruby"), "--jruby", version, *ruby_args, "-e", code)
+    Open3.capture3(env, *jruby_command, *ruby_args, "-e", code)
+  end
+
+  # The path of the program +name+ on PATH, or nil.
+  def self.executable(name)
+    ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).map { |dir| File.join(dir, name) }
+       .find { |path| File.file?(path) && File.executable?(path) }
   end
 
   # Pearson's chi-square statistic of observed counts against equal expectation.
@@ -50,6 +61,13 @@ module TestHelper
   # missing; tests about the CPU generator expect what that run must show.
   def self.cpu_random_expected?
     ENV["FAST_RANDOM_HIDE_CPU_RANDOM"] != "1" && !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY")
+  end
+
+  # One of bin/test's two main passes (one per JRuby), not a fallback pass.
+  # Heavy end-to-end tests run only there: the fallback passes change
+  # FAST_RANDOM_* settings that those tests' child processes do not see.
+  def self.main_pass?
+    cpu_random_expected?
   end
 
   def self.with_backend(name)

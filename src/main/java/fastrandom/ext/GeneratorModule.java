@@ -15,6 +15,7 @@ import fastrandom.jni.CpuRandomFailure;
 import fastrandom.jni.NativeLibrary;
 import fastrandom.random.Backend;
 import fastrandom.random.BufferedRandom;
+import fastrandom.random.Call;
 import fastrandom.random.ThreadGenerators;
 import fastrandom.text.Alphabet;
 import fastrandom.uuid.Uuids;
@@ -43,7 +44,7 @@ public final class GeneratorModule {
         long extra = bits instanceof RubyFixnum ? ((RubyFixnum) bits).getLongValue() : -1;
         if (extra < 0 || extra > 12) throw context.runtime.newArgumentError("extra_timestamp_bits must be in 0..12");
         try {
-            return Strings.ascii(context.runtime, Uuids.v7(ThreadGenerators.current(), (int) extra));
+            return Strings.ascii(context.runtime, Uuids.v7(Call.UUID_V7.generator(), (int) extra));
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
         }
@@ -71,7 +72,7 @@ public final class GeneratorModule {
 
     private static IRubyObject choose(ThreadContext context, RubyArray<?> source, int n) {
         Ruby runtime = context.runtime;
-        BufferedRandom random = ThreadGenerators.current();
+        BufferedRandom random = Call.ALPHANUMERIC.generator();
         Alphabet alphabet = alphabetFor(source);
         if (alphabet != null) return Strings.ascii(runtime, alphabet.randomString(random, n));
 
@@ -92,7 +93,7 @@ public final class GeneratorModule {
 
     @JRubyMethod(name = "backend", meta = true)
     public static IRubyObject backend(ThreadContext context, IRubyObject self) {
-        return context.runtime.newSymbol(ThreadGenerators.backend().name().toLowerCase(java.util.Locale.ROOT));
+        return symbol(context.runtime, ThreadGenerators.backend());
     }
 
     /** Switches backend (:drbg or :rdrand); raises BackendUnavailableError saying why RDRAND cannot be used. */
@@ -148,7 +149,11 @@ public final class GeneratorModule {
         return context.runtime.newString(ThreadGenerators.entropySource().name());
     }
 
-    /** Process-wide counters: generators created, seeds taken from the OS, bytes generated. */
+    /**
+     * Process-wide counters: generators created, seeds taken from the OS,
+     * bytes generated, and calls per backend and kind
+     * ({@code calls: {drbg: {uuid: 12, hex: 0, ...}, rdrand: {...}}}).
+     */
     @JRubyMethod(name = "stats", meta = true)
     public static IRubyObject stats(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
@@ -156,7 +161,18 @@ public final class GeneratorModule {
         stats.fastASet(runtime.newSymbol("generators"), runtime.newFixnum(ThreadGenerators.generatorsCreated()));
         stats.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(ThreadGenerators.seedsTaken()));
         stats.fastASet(runtime.newSymbol("bytes_generated"), runtime.newFixnum(ThreadGenerators.bytesGenerated()));
+        RubyHash calls = RubyHash.newHash(runtime);
+        for (Backend backend : Backend.values()) {
+            RubyHash counts = RubyHash.newHash(runtime);
+            for (Call call : Call.values()) counts.fastASet(symbol(runtime, call), runtime.newFixnum(call.count(backend)));
+            calls.fastASet(symbol(runtime, backend), counts);
+        }
+        stats.fastASet(runtime.newSymbol("calls"), calls);
         return stats;
+    }
+
+    private static IRubyObject symbol(Ruby runtime, Enum<?> constant) {
+        return runtime.newSymbol(constant.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     /** The calling thread's generator: how often it was seeded and a digest of its state (tests). */

@@ -8,6 +8,8 @@ import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
+import fastrandom.random.Call;
+
 /**
  * {@code FastRandom::OpenSSLRandomMethods}, prepended to the singleton class
  * of {@code OpenSSL::Random} once jruby-openssl is loaded, so
@@ -35,6 +37,6 @@ public final class OpenSSLRandomMethods {
     @JRubyMethod(name = {"random_bytes", "pseudo_bytes"})
     public static IRubyObject random_bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
         IRubyObject count = ByteCount.isInteger(n) ? n : RubyFixnum.newFixnum(context.runtime, RubyNumeric.num2long(n));
-        return Strings.binary(context.runtime, SecureRandomMethods.randomBytes(context, ByteCount.of(context, count)));
+        return Strings.binary(context.runtime, SecureRandomMethods.randomBytes(context, Call.OPENSSL, ByteCount.of(context, count)));
     }
 }

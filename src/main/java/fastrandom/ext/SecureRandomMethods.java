@@ -9,7 +9,7 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jni.CpuRandomFailure;
-import fastrandom.random.ThreadGenerators;
+import fastrandom.random.Call;
 import fastrandom.text.Hex;
 import fastrandom.uuid.Uuids;
 
@@ -49,25 +49,25 @@ public final class SecureRandomMethods {
     public static IRubyObject bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
         if (n.isNil()) throw Errors.nilToInteger(context);
         if (!ByteCount.isInteger(n)) return callSuper(context, self, "bytes", n);
-        return Strings.binary(context.runtime, randomBytes(context, ByteCount.of(context, n)));
+        return Strings.binary(context.runtime, randomBytes(context, Call.RANDOM_BYTES, ByteCount.of(context, n)));
     }
 
     @JRubyMethod(name = "gen_random")
     public static IRubyObject gen_random(ThreadContext context, IRubyObject self, IRubyObject n) {
         if (n.isNil()) throw Errors.nilToInteger(context);
         if (!ByteCount.isInteger(n)) return callSuper(context, self, "gen_random", n);
-        return Strings.binary(context.runtime, randomBytes(context, ByteCount.of(context, n)));
+        return Strings.binary(context.runtime, randomBytes(context, Call.RANDOM_BYTES, ByteCount.of(context, n)));
     }
 
     @JRubyMethod(name = "random_bytes")
     public static IRubyObject random_bytes(ThreadContext context, IRubyObject self) {
-        return Strings.binary(context.runtime, randomBytes(context, DEFAULT_LENGTH));
+        return Strings.binary(context.runtime, randomBytes(context, Call.RANDOM_BYTES, DEFAULT_LENGTH));
     }
 
     @JRubyMethod(name = "random_bytes")
     public static IRubyObject random_bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
         if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "random_bytes", n);
-        return Strings.binary(context.runtime, randomBytes(context, length(context, n)));
+        return Strings.binary(context.runtime, randomBytes(context, Call.RANDOM_BYTES, length(context, n)));
     }
 
     @JRubyMethod(name = "hex")
@@ -80,7 +80,7 @@ public final class SecureRandomMethods {
         if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "hex", n);
         int length = length(context, n);
         if (length > ByteCount.MAX / 2) throw context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
-        byte[] raw = randomBytes(context, length);
+        byte[] raw = randomBytes(context, Call.HEX, length);
         byte[] text = Hex.encode(raw, 0, length);
         java.util.Arrays.fill(raw, (byte) 0);
         return Strings.ascii(context.runtime, text);
@@ -94,18 +94,18 @@ public final class SecureRandomMethods {
     @JRubyMethod(name = "base64")
     public static IRubyObject base64(ThreadContext context, IRubyObject self, IRubyObject n) {
         if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "base64", n);
-        return encoded(context, BASE64, n);
+        return encoded(context, Call.BASE64, BASE64, n);
     }
 
     @JRubyMethod(name = "urlsafe_base64")
     public static IRubyObject urlsafe_base64(ThreadContext context, IRubyObject self) {
-        return encoded(context, URLSAFE_BASE64_UNPADDED, context.nil);
+        return encoded(context, Call.URLSAFE_BASE64, URLSAFE_BASE64_UNPADDED, context.nil);
     }
 
     @JRubyMethod(name = "urlsafe_base64")
     public static IRubyObject urlsafe_base64(ThreadContext context, IRubyObject self, IRubyObject n) {
         if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "urlsafe_base64", n);
-        return encoded(context, URLSAFE_BASE64_UNPADDED, n);
+        return encoded(context, Call.URLSAFE_BASE64, URLSAFE_BASE64_UNPADDED, n);
     }
 
     @JRubyMethod(name = "urlsafe_base64")
@@ -113,13 +113,13 @@ public final class SecureRandomMethods {
         if (!n.isNil() && !ByteCount.isInteger(n)) {
             return STOCK.call(context, self, "urlsafe_base64", n, padding);
         }
-        return encoded(context, padding.isTrue() ? URLSAFE_BASE64 : URLSAFE_BASE64_UNPADDED, n);
+        return encoded(context, Call.URLSAFE_BASE64, padding.isTrue() ? URLSAFE_BASE64 : URLSAFE_BASE64_UNPADDED, n);
     }
 
     @JRubyMethod(name = {"uuid", "uuid_v4"})
     public static IRubyObject uuid(ThreadContext context, IRubyObject self) {
         try {
-            return Strings.ascii(context.runtime, Uuids.v4(ThreadGenerators.current()));
+            return Strings.ascii(context.runtime, Uuids.v4(Call.UUID.generator()));
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
         }
@@ -128,7 +128,7 @@ public final class SecureRandomMethods {
     @JRubyMethod(name = {"random_number", "rand"})
     public static IRubyObject random_number(ThreadContext context, IRubyObject self) {
         try {
-            return RandomNumber.random(context, ThreadGenerators.current());
+            return RandomNumber.random(context, Call.RANDOM_NUMBER.generator());
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
         }
@@ -137,7 +137,7 @@ public final class SecureRandomMethods {
     @JRubyMethod(name = {"random_number", "rand"})
     public static IRubyObject random_number(ThreadContext context, IRubyObject self, IRubyObject limit) {
         try {
-            return RandomNumber.random(context, ThreadGenerators.current(), limit);
+            return RandomNumber.random(context, Call.RANDOM_NUMBER.generator(), limit);
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
         }
@@ -218,20 +218,20 @@ public final class SecureRandomMethods {
         }
     }
 
-    static byte[] randomBytes(ThreadContext context, int length) {
+    static byte[] randomBytes(ThreadContext context, Call call, int length) {
         byte[] out = ByteCount.allocate(context, length);
         try {
-            ThreadGenerators.current().nextBytes(out, 0, length);
+            call.generator().nextBytes(out, 0, length);
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
         }
         return out;
     }
 
-    private static IRubyObject encoded(ThreadContext context, Base64.Encoder encoder, IRubyObject n) {
+    private static IRubyObject encoded(ThreadContext context, Call call, Base64.Encoder encoder, IRubyObject n) {
         int length = length(context, n);
         if (length > ByteCount.MAX / 4 * 3 - 3) throw context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
-        byte[] raw = randomBytes(context, length);
+        byte[] raw = randomBytes(context, call, length);
         byte[] text = encoder.encode(raw);
         java.util.Arrays.fill(raw, (byte) 0);
         return Strings.ascii(context.runtime, text);

@@ -28,7 +28,7 @@ public final class GeneratorSecureRandom extends SecureRandom {
 
         @Override
         protected void engineNextBytes(byte[] bytes) {
-            ThreadGenerators.current().nextBytes(bytes, 0, bytes.length);
+            Call.RANDOM_BYTES.generator().nextBytes(bytes, 0, bytes.length);
         }
 
         @Override

@@ -1,0 +1,75 @@
+# frozen_string_literal: true
+
+require "securerandom"
+require_relative "errors"
+
+module FastRandom
+  # What `require "fast_random"` does outside JRuby (MRI, TruffleRuby):
+  # nothing to SecureRandom, OpenSSL::Random or OpenSSL::PKey::RSA, which
+  # already use OpenSSL there, so one Gemfile and one initializer serve an
+  # application on MRI and on JRuby. The API answers for a process where
+  # fast_random is not in use; asking it to do something raises.
+  INACTIVE_REASON = "fast_random only works on JRuby (this is #{RUBY_ENGINE} #{RUBY_VERSION}); " \
+                    "SecureRandom and OpenSSL are left as they are"
+
+  class << self
+    def active?
+      false
+    end
+
+    # No fast_random generator is in use.
+    def backend
+      nil
+    end
+
+    def backend=(name)
+      raise BackendUnavailableError, "cannot use backend #{name.inspect}: #{INACTIVE_REASON}"
+    end
+
+    def rdrand_available?
+      false
+    end
+
+    def rdrand_problem
+      INACTIVE_REASON
+    end
+
+    # SecureRandom reads the OS itself here; there is no generator to reseed.
+    def reseed!
+      nil
+    end
+
+    # Nothing counted: no generator, seed or call of fast_random's.
+    def stats
+      {}
+    end
+  end
+
+  # fast_random's RSA engines are for jruby-openssl; MRI's OpenSSL::PKey::RSA
+  # is OpenSSL's own.
+  module RSA
+    class EngineUnavailableError < FastRandom::Error; end
+
+    class << self
+      def engine
+        nil
+      end
+
+      def engine=(name)
+        raise EngineUnavailableError, "cannot use RSA engine #{name.inspect}: #{INACTIVE_REASON}"
+      end
+
+      def engine_problem(_name)
+        INACTIVE_REASON
+      end
+
+      def installed?
+        false
+      end
+
+      def stats
+        {}
+      end
+    end
+  end
+end
