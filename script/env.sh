@@ -12,6 +12,8 @@ FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
 
 # Debian packages the scripts need (MRI and its gems for the comparison runs).
 FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest"
+# What `rake quality` (bin/quality) adds: the dieharder battery and rngtest.
+FR_QUALITY_PACKAGES="dieharder rng-tools5"
 
 # Map "10.1", "9.4" or a full version to the full version.
 fr_jruby_version() {
@@ -62,4 +64,19 @@ fr_build_stale() {
     [ -z "$(find "$FR_ROOT/ext" -name '*.[ch]' -newer "$so" -print -quit)" ] || return 0
   fi
   return 1
+}
+
+# Installs the Debian packages given that are not installed yet (apt-get,
+# with sudo when not root); does nothing when all are there.
+fr_install_debian_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
