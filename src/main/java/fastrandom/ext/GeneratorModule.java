@@ -2,6 +2,7 @@ package fastrandom.ext;
 
 import org.jruby.Ruby;
 import org.jruby.RubyArray;
+import org.jruby.RubyBignum;
 import org.jruby.RubyFixnum;
 import org.jruby.RubyHash;
 import org.jruby.RubyModule;
@@ -33,6 +34,7 @@ public final class GeneratorModule {
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         RubyModule generator = runtime.defineModuleUnder("Generator", fastRandom);
         generator.defineAnnotatedMethods(GeneratorModule.class);
+        generator.setConstant("MAX_LENGTH", runtime.newFixnum(ByteCount.MAX));
         generator.setConstant("NATIVE_LIBRARY", runtime.newString(NativeLibrary.platformFile()).freeze(runtime.getCurrentContext()));
         return generator;
     }
@@ -53,20 +55,28 @@ public final class GeneratorModule {
      * {@code length} characters, each an element of {@code chars} chosen
      * uniformly. Single-byte ASCII alphabets (the default one among them) are
      * built in Java; other elements are joined as MRI's choose does.
+     * {@code length} is an Integer, or (from lib/fast_random) a Float or
+     * Rational above {@link ByteCount#MAX}: more than a String can hold, so
+     * NoMemoryError, which is where MRI's loop ends up once memory runs out.
      */
     @JRubyMethod(name = "choose", meta = true)
     public static IRubyObject choose(ThreadContext context, IRubyObject self, IRubyObject chars, IRubyObject length) {
         Ruby runtime = context.runtime;
         RubyArray<?> source = (RubyArray<?>) chars;
-        long n = ((RubyFixnum) length).getLongValue();
-        if (source.getLength() == 0) throw runtime.newArgumentError("chars must not be empty");
+        if (source.getLength() == 0) throw runtime.newArgumentError("character source must not be empty"); // MRI 3.5's words
+        long n = length instanceof RubyFixnum ? ((RubyFixnum) length).getLongValue() : beyondFixnum(length);
         if (n <= 0) return Strings.ascii(runtime, new byte[0]);
-        if (n > ByteCount.MAX) throw runtime.newRaiseException(runtime.getNoMemoryError(), "failed to allocate memory");
+        if (n > ByteCount.MAX) throw ByteCount.tooLarge(context);
         try {
             return choose(context, source, (int) n);
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
         }
+    }
+
+    /** A negative Bignum asks for nothing; anything else past a Fixnum, for too much. */
+    private static long beyondFixnum(IRubyObject length) {
+        return length instanceof RubyBignum && ((RubyBignum) length).getValue().signum() < 0 ? -1 : Long.MAX_VALUE;
     }
 
     private static IRubyObject choose(ThreadContext context, RubyArray<?> source, int n) {
