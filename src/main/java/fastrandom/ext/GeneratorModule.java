@@ -1,5 +1,8 @@
 package fastrandom.ext;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.jruby.Ruby;
 import org.jruby.RubyArray;
 import org.jruby.RubyBignum;
@@ -16,6 +19,7 @@ import fastrandom.jni.CpuRandomFailure;
 import fastrandom.jni.NativeLibrary;
 import fastrandom.random.Backend;
 import fastrandom.random.BufferedRandom;
+import fastrandom.random.SeedLog;
 import fastrandom.random.ThreadGenerators;
 import fastrandom.text.Alphabet;
 import fastrandom.uuid.Uuids;
@@ -169,16 +173,50 @@ public final class GeneratorModule {
         return stats;
     }
 
-    /** The calling thread's generator: how often it was seeded and a digest of its state (tests). */
+    /**
+     * The calling thread's generator (tests): its number in the process, how
+     * often it was seeded, 64 bits of a one-way digest of its state, its
+     * output since the last seed and the bytes generated but not handed out yet.
+     */
     @JRubyMethod(name = "thread_state", meta = true)
     public static IRubyObject thread_state(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
         BufferedRandom current = ThreadGenerators.current();
         RubyHash state = RubyHash.newHash(runtime);
+        state.fastASet(runtime.newSymbol("generator"), runtime.newFixnum(current.serial()));
         state.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(current.seeds()));
         state.fastASet(runtime.newSymbol("fingerprint"), runtime.newFixnum(current.stateFingerprint()));
         state.fastASet(runtime.newSymbol("bytes_since_seed"), runtime.newFixnum(current.bytesSinceSeed()));
+        state.fastASet(runtime.newSymbol("buffered"), runtime.newFixnum(current.buffered()));
         return state;
+    }
+
+    /** Starts the {@link SeedLog} (tests): every DRBG seeding from now on is recorded. */
+    @JRubyMethod(name = "seed_log_start", meta = true)
+    public static IRubyObject seed_log_start(ThreadContext context, IRubyObject self) {
+        SeedLog.start();
+        return context.nil;
+    }
+
+    /**
+     * Stops the {@link SeedLog} and returns its entries, in order, as Hashes:
+     * {event: :instantiate or :reseed, generator: serial number, thread:,
+     * seed: and state: hex digests}.
+     */
+    @JRubyMethod(name = "seed_log_stop", meta = true)
+    public static IRubyObject seed_log_stop(ThreadContext context, IRubyObject self) {
+        Ruby runtime = context.runtime;
+        List<IRubyObject> entries = new ArrayList<>();
+        for (SeedLog.Entry entry : SeedLog.stop()) {
+            RubyHash hash = RubyHash.newHash(runtime);
+            hash.fastASet(runtime.newSymbol("event"), runtime.newSymbol(entry.event.name().toLowerCase(java.util.Locale.ROOT)));
+            hash.fastASet(runtime.newSymbol("generator"), runtime.newFixnum(entry.generator));
+            hash.fastASet(runtime.newSymbol("thread"), runtime.newString(entry.thread));
+            hash.fastASet(runtime.newSymbol("seed"), runtime.newString(entry.seedDigest));
+            hash.fastASet(runtime.newSymbol("state"), runtime.newString(entry.stateDigest));
+            entries.add(hash);
+        }
+        return runtime.newArray(entries);
     }
 
     private static Alphabet alphabetFor(RubyArray<?> chars) {
