@@ -28,22 +28,15 @@ class GeneratorTest < Minitest::Test
     # The control for the tests below: without a reseed, a copy of the DRBG
     # taken once the buffer is empty generates exactly the generator's next
     # output; so when they differ, the state really changed.
-    in_fresh_thread do
-      SecureRandom.uuid
-      copy = drained_copy
-      assert_equal generate(copy, 48), SecureRandom.random_bytes(48)
-    end
+    predicted, actual, seeds = prediction_after {}
+    assert_equal predicted, actual
+    assert_equal 1, seeds
   end
 
   def test_reseed_bang_changes_what_comes_next
-    in_fresh_thread do
-      SecureRandom.uuid
-      copy = drained_copy
-      seeds = FastRandom::Generator.thread_state[:seeds]
-      FastRandom.reseed!
-      refute_equal generate(copy, 48), SecureRandom.random_bytes(48), "reseed! kept the old state"
-      assert_equal seeds + 1, FastRandom::Generator.thread_state[:seeds]
-    end
+    predicted, actual, seeds = prediction_after { FastRandom.reseed! }
+    refute_equal predicted, actual, "reseed! kept the old state"
+    assert_equal 2, seeds
   end
 
   def test_reseed_bang_changes_what_other_threads_make_next
@@ -65,26 +58,17 @@ class GeneratorTest < Minitest::Test
 
   def test_the_byte_limit_reseed_changes_what_comes_next
     # A 1-byte limit: every refill is due for a reseed.
-    with_policy(1, ReseedPolicy::DEFAULT_MAX_AGE_NANOS) do
-      in_fresh_thread do
-        SecureRandom.uuid
-        copy = drained_copy
-        refute_equal generate(copy, 48), SecureRandom.random_bytes(48)
-        assert_equal 2, FastRandom::Generator.thread_state[:seeds]
-      end
-    end
+    predicted, actual, seeds = with_policy(1, ReseedPolicy::DEFAULT_MAX_AGE_NANOS) { prediction_after {} }
+    refute_equal predicted, actual
+    assert_equal 2, seeds
   end
 
   def test_the_age_limit_reseed_changes_what_comes_next
-    with_policy(ReseedPolicy::DEFAULT_MAX_BYTES, 1_000_000) do # 1 ms
-      in_fresh_thread do
-        SecureRandom.uuid
-        copy = drained_copy
-        sleep 0.01
-        refute_equal generate(copy, 48), SecureRandom.random_bytes(48)
-        assert_equal 2, FastRandom::Generator.thread_state[:seeds]
-      end
+    predicted, actual, seeds = with_policy(ReseedPolicy::DEFAULT_MAX_BYTES, 1_000_000) do # 1 ms
+      prediction_after { sleep 0.01 }
     end
+    refute_equal predicted, actual
+    assert_equal 2, seeds
   end
 
   def test_the_default_policy_reseeds_after_64_mib_and_not_before
@@ -224,6 +208,18 @@ class GeneratorTest < Minitest::Test
   end
 
   private
+
+  # In a fresh thread, after its generator's first output: copies the DRBG
+  # (buffer drained), runs the block, then returns what the copy predicts,
+  # what the generator actually made next, and how many seeds it has taken.
+  def prediction_after
+    in_fresh_thread do
+      SecureRandom.uuid
+      copy = drained_copy
+      yield
+      [generate(copy, 48), SecureRandom.random_bytes(48), FastRandom::Generator.thread_state[:seeds]]
+    end
+  end
 
   # Hands out what the calling thread's generator has buffered, then copies
   # its DRBG: the copy's output is what the next refill would be.
