@@ -67,6 +67,27 @@ class BadInputTest < Minitest::Test
     end
   end
 
+  def test_requests_the_heap_cannot_hold_raise_no_memory_error
+    # Sizes a String can have but a 256 MB heap cannot: NoMemoryError (as MRI
+    # raises when malloc fails), never Java's OutOfMemoryError, and the
+    # process goes on working.
+    out, err, status = TestHelper.jruby(<<~RUBY, env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx256m" })
+      require "fast_random"
+      require "openssl"
+      calls = [
+        -> { SecureRandom.random_bytes(300_000_000) }, -> { SecureRandom.bytes(300_000_000) },
+        -> { SecureRandom.gen_random(300_000_000) }, -> { SecureRandom.hex(100_000_000) },
+        -> { SecureRandom.base64(150_000_000) }, -> { SecureRandom.urlsafe_base64(150_000_000, true) },
+        -> { SecureRandom.alphanumeric(300_000_000) }, -> { SecureRandom.alphanumeric(100_000_000, chars: %w[é ü]) },
+        -> { OpenSSL::Random.random_bytes(300_000_000) }
+      ]
+      raised = calls.map { |call| begin; call.call.class.name; rescue Exception => e; e.class.name; end }
+      p [raised.uniq, SecureRandom.uuid.size]
+    RUBY
+    assert status.success?, err
+    assert_equal '[["NoMemoryError"], 36]', out.lines.last.strip
+  end
+
   def test_the_probe_covers_every_public_method_with_every_kind_of_value
     methods = BadInputProbe::CASES.select { |c| c.receiver == :secure_random }.map(&:method).uniq
     assert_equal FastRandom::SecureRandomMethods.public_instance_methods.sort - %i[prepend_to],

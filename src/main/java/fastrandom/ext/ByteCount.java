@@ -69,7 +69,10 @@ final class ByteCount {
         return context.runtime.newArgumentError("negative string size (or size too big)");
     }
 
-    /** NoMemoryError, as MRI raises when it cannot allocate a string that long. */
+    /**
+     * NoMemoryError, as MRI raises when it cannot allocate a string that
+     * long; also what a Java OutOfMemoryError while building a result becomes.
+     */
     static RuntimeException tooLarge(ThreadContext context) {
         return context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
     }

@@ -75,6 +75,8 @@ public final class GeneratorModule {
             return choose(context, source, (int) n);
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
+        } catch (OutOfMemoryError e) {
+            throw ByteCount.tooLarge(context);
         }
     }
 

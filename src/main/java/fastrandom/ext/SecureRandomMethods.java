@@ -91,9 +91,13 @@ public final class SecureRandomMethods {
         int length = length(context, n);
         if (length > ByteCount.MAX / 2) throw ByteCount.tooLarge(context);
         byte[] raw = randomBytes(context, length);
-        byte[] text = Hex.encode(raw, 0, length);
-        java.util.Arrays.fill(raw, (byte) 0);
-        return Strings.ascii(context.runtime, text);
+        try {
+            return Strings.ascii(context.runtime, Hex.encode(raw, 0, length));
+        } catch (OutOfMemoryError e) {
+            throw ByteCount.tooLarge(context);
+        } finally {
+            java.util.Arrays.fill(raw, (byte) 0);
+        }
     }
 
     @JRubyMethod(name = "base64")
@@ -242,9 +246,13 @@ public final class SecureRandomMethods {
         int length = length(context, n);
         if (length > ByteCount.MAX / 4 * 3 - 3) throw ByteCount.tooLarge(context);
         byte[] raw = randomBytes(context, length);
-        byte[] text = encoder.encode(raw);
-        java.util.Arrays.fill(raw, (byte) 0);
-        return Strings.ascii(context.runtime, text);
+        try {
+            return Strings.ascii(context.runtime, encoder.encode(raw));
+        } catch (OutOfMemoryError e) {
+            throw ByteCount.tooLarge(context);
+        } finally {
+            java.util.Arrays.fill(raw, (byte) 0);
+        }
     }
 
     /** nil means 16 bytes; otherwise an Integer count. */
