@@ -30,21 +30,6 @@ FR_COMPILE_JARS="org.bouncycastle:bcprov-jdk18on:1.83"
 # jnagmp 3.0.0 declares JNA 5.5.0.
 FR_VENDORED_JARS="net.java.dev.jna:jna:5.5.0 com.squareup.jnagmp:jnagmp:3.0.0 com.squareup.jnagmp:bouncycastle-rsa:3.0.0"
 
-# Installs FR_DEBIAN_PACKAGES and any packages given that are missing (with
-# apt, as root or through sudo); does nothing when all are installed.
-install_debian_packages() {
-  local missing=() pkg
-  for pkg in $FR_DEBIAN_PACKAGES "$@"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "installing Debian packages: ${missing[*]}" >&2
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
 # For the tests only: concurrent-ruby with its JRuby extension, which Rails'
 # activesupport needs on JRuby. Debian's ruby-concurrent has no
 # concurrent_ruby.jar and RubyGems is out of reach; asciidoctorj-pdf on Maven
@@ -56,6 +41,8 @@ FR_CONCURRENT_RUBY_VERSION="1.1.7"
 fr_concurrent_ruby_dir() {
   echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/concurrent-ruby-$FR_CONCURRENT_RUBY_VERSION"
 }
+# What `rake quality` (bin/quality) adds: the dieharder battery and rngtest.
+FR_QUALITY_PACKAGES="dieharder rng-tools5"
 
 # Map "10.1", "9.4" or a full version to the full version.
 fr_jruby_version() {
@@ -124,4 +111,19 @@ fr_build_stale() {
     [ -z "$(find "$FR_ROOT/ext" -name '*.[ch]' -newer "$so" -print -quit)" ] || return 0
   fi
   return 1
+}
+
+# Installs the Debian packages given that are not installed yet (apt-get,
+# with sudo when not root); does nothing when all are there.
+fr_install_debian_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }

@@ -1,23 +1,84 @@
 # frozen_string_literal: true
 
 require_relative "test_helper"
+require_relative "support/uuid_tally"
 
 # One generator per thread (and per fiber, and per Java thread), each seeded
 # on its own: no duplicates, no exceptions, no shared state.
+#
+# The soak: 16 Ruby threads, 16 fibers and 16 Java threads (calling the Java
+# entry point), each making TestHelper.soak_per_worker UUIDs (1M in bin/test's
+# main passes, 100k in its fallback passes), all starting at the same
+# instant. Every UUID must be distinct, and the SeedLog (a test hook of the
+# Java side: digests of each DRBG's seed and initial state) must show that
+# every worker had its own generator, seeded from its own seed into a state
+# no other generator ever had.
 class ConcurrencyTest < Minitest::Test
-  def test_16_threads_200k_uuids_each_are_all_distinct
-    threads = Array.new(16) { Thread.new { Array.new(200_000) { SecureRandom.uuid } } }
-    all = threads.flat_map(&:value)
-    assert_equal 3_200_000, all.size
-    assert_equal all.size, all.to_set.size, "duplicate UUIDs across threads"
+  WORKERS = 16
+
+  def test_soak_16_ruby_threads
+    soak do |tally, per_worker|
+      barrier = java.util.concurrent.CyclicBarrier.new(WORKERS)
+      threads = Array.new(WORKERS) do |worker|
+        Thread.new do
+          barrier.await
+          record(tally.recorder(worker), per_worker) { SecureRandom.uuid }
+        end
+      end
+      threads.map(&:value)
+    end
   end
 
-  def test_threads_started_together_get_different_streams
-    gate = Queue.new
-    threads = Array.new(32) { Thread.new { gate.pop; SecureRandom.random_bytes(32) } }
-    32.times { gate << true }
-    firsts = threads.map(&:value)
-    assert_equal 32, firsts.uniq.size
+  def test_soak_16_fibers_interleaved_on_4_threads
+    soak do |tally, per_worker|
+      barrier = java.util.concurrent.CyclicBarrier.new(4)
+      threads = Array.new(4) do |t|
+        Thread.new do
+          barrier.await
+          fibers = Array.new(4) do |f|
+            Fiber.new { record(tally.recorder(4 * t + f), per_worker, yield_every: UuidTally::BATCH) { SecureRandom.uuid } }
+          end
+          run_interleaved(fibers)
+        end
+      end
+      threads.flat_map(&:value)
+    end
+  end
+
+  def test_soak_16_java_threads_calling_the_java_entry_point
+    soak do |tally, per_worker|
+      pool = java.util.concurrent.Executors.newFixedThreadPool(WORKERS)
+      start = java.util.concurrent.CountDownLatch.new(1)
+      begin
+        futures = Array.new(WORKERS) do |worker|
+          pool.submit(java.util.concurrent.Callable.impl do
+            start.await
+            record(tally.recorder(worker), per_worker) { Java::Fastrandom::FastRandom.uuid }
+          end)
+        end
+        start.countDown
+        futures.map(&:get)
+      ensure
+        pool.shutdown
+      end
+    end
+  end
+
+  def test_the_tally_finds_a_repeated_uuid
+    tally = UuidTally.new(2, 3000)
+    uuids = Array.new(6000) { SecureRandom.uuid }
+    uuids[4321] = uuids[17] # worker 1 repeats one of worker 0's
+    uuids.each_slice(3000).with_index { |slice, worker| recorder = tally.recorder(worker); slice.each { |u| recorder << u }; recorder.finish }
+    assert_equal [uuids[17].delete("-")], tally.duplicates
+  end
+
+  def test_generators_created_at_the_same_instant_never_share_a_seed_or_state
+    log, generators = TestHelper.recording_seeds do
+      barrier = java.util.concurrent.CyclicBarrier.new(64)
+      threads = Array.new(64) { Thread.new { barrier.await; SecureRandom.uuid; FastRandom::Generator.thread_state[:generator] } }
+      threads.map(&:value)
+    end
+    assert_independently_seeded(log, generators)
   end
 
   def test_each_thread_has_its_own_generator
@@ -54,19 +115,6 @@ class ConcurrencyTest < Minitest::Test
     assert_equal 80_000, all.uniq.size
   end
 
-  def test_java_threads_calling_the_java_entry_point
-    pool = java.util.concurrent.Executors.newFixedThreadPool(8)
-    tasks = Array.new(8) do
-      pool.submit(java.util.concurrent.Callable.impl do
-        Array.new(50_000) { Java::Fastrandom::FastRandom.uuid }
-      end)
-    end
-    all = tasks.flat_map(&:get)
-    pool.shutdown
-    assert_equal 400_000, all.size
-    assert_equal all.size, all.to_set.size
-  end
-
   def test_ruby_and_java_callers_on_the_same_threads_share_nothing_unsafe
     threads = Array.new(4) do
       Thread.new do
@@ -75,5 +123,54 @@ class ConcurrencyTest < Minitest::Test
     end
     all = threads.flat_map(&:value)
     assert_equal all.size, all.uniq.size
+  end
+
+  private
+
+  # Runs the block (the workers, which return their generator numbers)
+  # with the SeedLog on, then checks the tally and the log.
+  def soak
+    per_worker = TestHelper.soak_per_worker
+    tally = UuidTally.new(WORKERS, per_worker)
+    log, generators = TestHelper.recording_seeds { yield tally, per_worker }
+    assert_equal [], tally.duplicates, "duplicate UUIDs among #{tally.size} (#{TestHelper.soak_size_note})"
+    assert_equal WORKERS, generators.size
+    assert_independently_seeded(log, generators)
+  end
+
+  # +per_worker+ UUIDs from the block into the recorder (yielding the fiber
+  # every +yield_every+); returns the worker's generator number.
+  def record(recorder, per_worker, yield_every: nil)
+    per_worker.times do |i|
+      recorder << yield
+      Fiber.yield if yield_every && (i + 1) % yield_every == 0
+    end
+    recorder.finish
+    FastRandom::Generator.thread_state[:generator]
+  end
+
+  # Resumes each fiber in turn until all are done; their final values.
+  def run_interleaved(fibers)
+    results = {}
+    until results.size == fibers.size
+      fibers.each_with_index do |fiber, i|
+        next if results.key?(i)
+
+        value = fiber.resume
+        results[i] = value unless fiber.alive?
+      end
+    end
+    results.sort.map(&:last)
+  end
+
+  # Every worker had its own generator, which was instantiated while the log
+  # ran, and no two seedings in the log took the same seed or reached the
+  # same state.
+  def assert_independently_seeded(log, generators)
+    assert_equal generators.size, generators.uniq.size, "workers shared a generator"
+    instantiated = log.select { |entry| entry[:event] == :instantiate }.map { |entry| entry[:generator] }
+    assert_empty generators - instantiated, "generators not seeded while the test ran"
+    assert_equal log.size, log.map { |entry| entry[:seed] }.uniq.size, "two seedings took the same seed"
+    assert_equal log.size, log.map { |entry| entry[:state] }.uniq.size, "two generators were in the same state"
   end
 end

@@ -24,6 +24,104 @@ class GeneratorTest < Minitest::Test
     assert_match(/\ANativePRNGNonBlocking(\+RDSEED|\+RDRAND)?\z/, FastRandom::Generator.entropy_source)
   end
 
+  def test_a_copy_of_the_drbg_predicts_the_next_refill
+    # The control for the tests below: without a reseed, a copy of the DRBG
+    # taken once the buffer is empty generates exactly the generator's next
+    # output; so when they differ, the state really changed.
+    predicted, actual, seeds = prediction_after {}
+    assert_equal predicted, actual
+    assert_equal 1, seeds
+  end
+
+  def test_reseed_bang_changes_what_comes_next
+    predicted, actual, seeds = prediction_after { FastRandom.reseed! }
+    refute_equal predicted, actual, "reseed! kept the old state"
+    assert_equal 2, seeds
+  end
+
+  def test_reseed_bang_changes_what_other_threads_make_next
+    ready = Queue.new
+    go = Queue.new
+    worker = Thread.new do
+      SecureRandom.uuid
+      copy = drained_copy
+      ready << true
+      go.pop
+      [generate(copy, 48), SecureRandom.random_bytes(48)]
+    end
+    ready.pop
+    FastRandom.reseed!
+    go << true
+    predicted, actual = worker.value
+    refute_equal predicted, actual, "the other thread went on from its old state"
+  end
+
+  def test_the_byte_limit_reseed_changes_what_comes_next
+    # A 1-byte limit: every refill is due for a reseed.
+    predicted, actual, seeds = with_policy(1, ReseedPolicy::DEFAULT_MAX_AGE_NANOS) { prediction_after {} }
+    refute_equal predicted, actual
+    assert_equal 2, seeds
+  end
+
+  def test_the_age_limit_reseed_changes_what_comes_next
+    predicted, actual, seeds = with_policy(ReseedPolicy::DEFAULT_MAX_BYTES, 1_000_000) do # 1 ms
+      prediction_after { sleep 0.01 }
+    end
+    refute_equal predicted, actual
+    assert_equal 2, seeds
+  end
+
+  def test_the_default_policy_reseeds_after_64_mib_and_not_before
+    chunk = 1 << 20
+    in_fresh_thread do
+      SecureRandom.random_bytes(1) # the first refill (1 KiB)
+      63.times { SecureRandom.random_bytes(chunk) }
+      assert_equal 1, FastRandom::Generator.thread_state[:seeds], "reseeded before 64 MiB"
+      SecureRandom.random_bytes(chunk)
+      assert_equal 1, FastRandom::Generator.thread_state[:seeds], "reseeded before 64 MiB"
+      assert_operator FastRandom::Generator.thread_state[:bytes_since_seed], :>=, ReseedPolicy::DEFAULT_MAX_BYTES
+      copy = drained_copy
+      refute_equal generate(copy, 48), SecureRandom.random_bytes(48), "no reseed at 64 MiB"
+      assert_equal 2, FastRandom::Generator.thread_state[:seeds]
+    end
+  end
+
+  def test_one_threads_state_and_buffer_never_reach_another
+    ready = Queue.new
+    done = Queue.new
+    a = Thread.new do
+      SecureRandom.uuid
+      buffered = unread_buffer
+      copy = ThreadGenerators.current.copyOfDrbg
+      ready << [FastRandom::Generator.thread_state, buffered, generate(copy, 1 << 16)]
+      done.pop
+      SecureRandom.random_bytes(buffered.bytesize) # A's own next output: its buffer
+    end
+    state_a, buffered_a, next_refill_a = ready.pop
+    state_b, output_b = Thread.new do
+      [FastRandom::Generator.thread_state, SecureRandom.random_bytes(1 << 20)]
+    end.value
+    done << true
+    assert_equal buffered_a, a.value, "A's buffer was not A's next output"
+    refute_equal state_a[:generator], state_b[:generator]
+    refute_equal state_a[:fingerprint], state_b[:fingerprint]
+    [buffered_a[0, 32], next_refill_a[0, 32]].each do |window|
+      refute_includes output_b, window, "thread B handed out thread A's bytes"
+    end
+  end
+
+  def test_fibers_alive_together_have_their_own_generators
+    # Fibers alive at the same time never share a generator (JRuby 10 runs
+    # each on a virtual thread, 9.4 on a pooled thread; a finished fiber's
+    # pooled thread, and its generator, may serve a later fiber).
+    own = FastRandom::Generator.thread_state[:generator]
+    fibers = Array.new(3) { Fiber.new { SecureRandom.uuid; Fiber.yield FastRandom::Generator.thread_state[:generator] } }
+    generators = fibers.map(&:resume)
+    fibers.each(&:resume)
+    refute_includes generators, own
+    assert_equal 3, generators.uniq.size
+  end
+
   def test_reseed_changes_the_state_and_drops_buffered_output
     in_fresh_thread do
       SecureRandom.uuid
@@ -78,6 +176,16 @@ class GeneratorTest < Minitest::Test
     assert_equal 60_000_000_000, ReseedPolicy::DEFAULT_MAX_AGE_NANOS
   end
 
+  def test_the_state_fingerprint_is_a_digest_not_the_state
+    drbg = Java::FastrandomRandom::CtrDrbg.new
+    drbg.instantiate(Java::byte[48].new, nil)
+    copy = drbg.copy
+    assert_equal drbg.stateFingerprint, copy.stateFingerprint
+    assert_equal 32, String.from_java_bytes(drbg.stateDigest).bytesize
+    generate(copy, 16)
+    refute_equal drbg.stateFingerprint, copy.stateFingerprint, "generating from the copy moved the original"
+  end
+
   def test_handed_out_bytes_are_zeroed_in_the_buffer
     in_fresh_thread do
       SecureRandom.random_bytes(10)
@@ -97,5 +205,45 @@ class GeneratorTest < Minitest::Test
 
   def test_refills_stay_within_one_generate_request
     assert_equal 65_536, Java::FastrandomRandom::CtrDrbg::MAX_BYTES_PER_REQUEST
+  end
+
+  private
+
+  # In a fresh thread, after its generator's first output: copies the DRBG
+  # (buffer drained), runs the block, then returns what the copy predicts,
+  # what the generator actually made next, and how many seeds it has taken.
+  def prediction_after
+    in_fresh_thread do
+      SecureRandom.uuid
+      copy = drained_copy
+      yield
+      [generate(copy, 48), SecureRandom.random_bytes(48), FastRandom::Generator.thread_state[:seeds]]
+    end
+  end
+
+  # Hands out what the calling thread's generator has buffered, then copies
+  # its DRBG: the copy's output is what the next refill would be.
+  def drained_copy
+    SecureRandom.random_bytes(FastRandom::Generator.thread_state[:buffered])
+    assert_equal 0, FastRandom::Generator.thread_state[:buffered]
+    ThreadGenerators.current.copyOfDrbg
+  end
+
+  def generate(drbg, length)
+    bytes = Java::byte[length].new
+    drbg.generate(bytes, 0, length, nil)
+    String.from_java_bytes(bytes)
+  end
+
+  # The calling thread's buffered bytes, not handed out yet (by reflection).
+  def unread_buffer
+    generator = ThreadGenerators.current
+    buffer = field(:buffer).get(generator)
+    position = field(:position).get(generator)
+    String.from_java_bytes(buffer)[position..]
+  end
+
+  def field(name)
+    BufferedRandom.java_class.to_java.getDeclaredField(name.to_s).tap { |f| f.setAccessible(true) }
   end
 end

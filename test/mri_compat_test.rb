@@ -2,8 +2,7 @@
 
 require_relative "test_helper"
 require_relative "support/mri_probe"
-require "json"
-require "open3"
+require_relative "support/reference_rubies"
 
 # fast_random's SecureRandom against a live MRI (Debian's `ruby`, which
 # bin/setup installs), case by case: for every method and argument form in
@@ -19,40 +18,14 @@ class MriCompatTest < Minitest::Test
   class << self
     # MRI's answers, or the reason there are none: {"error" => "..."}.
     def mri
-      @mri ||= run_mri
+      @mri ||= ReferenceRubies.mri(PROBE, cases: MriProbe::CASES.size)
     end
 
     # For what the installed MRI lacks (MRI 3.1 has no uuid_v4, uuid_v7 or
     # alphanumeric's chars:): stock JRuby 10.1 runs MRI 3.4's own
     # securerandom.rb, so its answers are MRI 3.4's for these methods.
     def newer_mri
-      @newer_mri ||= begin
-        out, err, status = Open3.capture3(File.join(TestHelper::ROOT, "bin/jruby"), "--jruby", "10.1", PROBE)
-        status.success? ? JSON.parse(out) : { "error" => "stock JRuby 10.1 could not run #{PROBE}:\n#{err}" }
-      end
-    end
-
-    private
-
-    def run_mri
-      ruby = ENV.fetch("PATH", "").split(File::PATH_SEPARATOR).map { |dir| File.join(dir, "ruby") }
-                .find { |path| File.file?(path) && File.executable?(path) }
-      return { "error" => "MRI's `ruby` is not on PATH; bin/setup installs it (Debian package ruby)" } unless ruby
-
-      # did_you_mean and error_highlight only append lines to messages, and
-      # the probe keeps only the first line anyway.
-      out, err, status = Open3.capture3(ruby, "--disable=did_you_mean,error_highlight", PROBE)
-      return { "error" => "#{ruby} #{PROBE} failed (#{status}):\n#{err}" } unless status.success?
-
-      result = JSON.parse(out)
-      records = Array(result["records"]).size
-      unless result["engine"] == "ruby" && records == MriProbe::CASES.size
-        return { "error" => "#{ruby} is #{result['engine']} #{result['version']} and gave #{records} records " \
-                            "for #{MriProbe::CASES.size} cases; expected MRI (RUBY_ENGINE \"ruby\")" }
-      end
-      result
-    rescue SystemCallError, JSON::ParserError => e
-      { "error" => "could not run MRI (#{ruby}): #{e.class}: #{e.message}" }
+      @newer_mri ||= ReferenceRubies.newer_mri(PROBE)
     end
   end
 

@@ -78,3 +78,34 @@ module TestHelper
     FastRandom.backend = previous
   end
 end
+
+module TestHelper
+  # The concurrency soak's size per worker (16 workers of each kind). bin/test
+  # runs the full 1M in its two main passes; in the two fallback passes, which
+  # exist for the seeding fallback and would only repeat the soak, it sets
+  # FAST_RANDOM_SOAK=small: a tenth, to keep CI time in bounds.
+  SOAK_FULL = 1_000_000
+  SOAK_SMALL = 100_000
+
+  def self.soak_per_worker
+    ENV["FAST_RANDOM_SOAK"] == "small" ? SOAK_SMALL : SOAK_FULL
+  end
+
+  def self.soak_size_note
+    return "16 workers x #{SOAK_FULL}" if soak_per_worker == SOAK_FULL
+
+    "16 workers x #{SOAK_SMALL}, a tenth of the full soak, which bin/test's two main passes run " \
+      "(FAST_RANDOM_SOAK=small: this fallback pass would only repeat it, and CI time is limited)"
+  end
+
+  # The SeedLog entries (Hashes: event, generator, thread, seed and state
+  # digests) of every DRBG seeding while the block runs, and the block's value.
+  def self.recording_seeds
+    FastRandom::Generator.seed_log_start
+    value = yield
+    log = FastRandom::Generator.seed_log_stop
+    [log, value]
+  ensure
+    FastRandom::Generator.seed_log_stop unless log
+  end
+end

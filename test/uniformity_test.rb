@@ -6,7 +6,13 @@ require_relative "test_helper"
 # statistic against TestHelper.chi_square_limit(k): the value a fair
 # generator exceeds with probability ~1e-6, so these fail on real bias (a
 # modulo bias of a few percent on these sample sizes is far above the limit),
-# not by chance.
+# not by chance. Every cell expects at least 20 samples.
+#
+# Small limits and ranges: every value must occur, and the counts be
+# uniform. Limits too big to enumerate (2**32+1, 2**64+3, Bignum ranges):
+# the range is cut into 16 equal slices (the top one holds the values above
+# the power of two a modulo reduction would never reach) and the values are
+# also bucketed by their residue mod 64 (the low bits); both must be uniform.
 class UniformityTest < Minitest::Test
   def assert_uniform(samples, values)
     counts = Hash.new(0)
@@ -18,10 +24,11 @@ class UniformityTest < Minitest::Test
     assert_operator statistic, :<, limit, "chi-square #{statistic.round(1)} over #{limit.round(1)} (df #{values.size - 1})"
   end
 
-  # Buckets huge ranges into 16 equal slices.
+  # Buckets huge ranges into 16 equal slices, and by residue mod 64.
   def assert_uniform_slices(samples, low, span)
     slices = samples.map { |s| ((s - low) * 16) / span }
     assert_uniform(slices, 0...16)
+    assert_uniform(samples.map { |s| (s - low) % 64 }, 0...64)
   end
 
   def test_bytes
@@ -32,9 +39,17 @@ class UniformityTest < Minitest::Test
     assert_uniform(Array.new(1 << 16) { SecureRandom.random_bytes(3) }.join.bytes, 0..255)
   end
 
+  def test_bytes_at_each_position_of_a_request
+    # (position, value) over 16-byte requests: a byte position that is
+    # fixed or biased (a formatting slip, a counter showing through) stands
+    # out here even when the bytes as a whole look fine.
+    cells = Array.new(8192) { SecureRandom.random_bytes(16) }.flat_map { |r| r.bytes.each_with_index.map { |b, i| i * 256 + b } }
+    assert_uniform(cells, 0...(16 * 256))
+  end
+
   def test_random_number_small_limits
     [2, 3, 7, 10, 1000].each do |n|
-      assert_uniform(Array.new(n * 200) { SecureRandom.random_number(n) }, 0...n)
+      assert_uniform(Array.new([n * 200, 20_000].max) { SecureRandom.random_number(n) }, 0...n)
     end
   end
 
@@ -50,9 +65,24 @@ class UniformityTest < Minitest::Test
   def test_ranges_including_negative_and_bignum
     assert_uniform(Array.new(11_000) { SecureRandom.random_number(-5..5) }, -5..5)
     assert_uniform(Array.new(6_000) { SecureRandom.random_number(1...7) }, 1...7)
+    assert_uniform(Array.new(10_000) { SecureRandom.rand(-10...0) }, -10...0)
     big = 2**64
     assert_uniform(Array.new(10_000) { SecureRandom.random_number(big..(big + 9)) }, big..(big + 9))
     assert_uniform(Array.new(10_000) { SecureRandom.random_number(-big - 9..-big) }, -big - 9..-big)
+    # Across the Fixnum/Bignum border (2**62 in MRI, 2**63 in JRuby).
+    [2**62, 2**63].each do |border|
+      assert_uniform(Array.new(10_000) { SecureRandom.random_number((border - 5)..(border + 4)) }, (border - 5)..(border + 4))
+    end
+  end
+
+  def test_huge_ranges
+    # The whole long range and beyond, a span of exactly Long::MAX_VALUE, and
+    # a Bignum range across zero.
+    [[-2**63, 2**63 - 1], [0, 2**63 - 1], [-2**70, 2**70], [2**64, 2**65 + 12_345]].each do |low, high|
+      samples = Array.new(32_000) { SecureRandom.random_number(low..high) }
+      assert samples.all? { |s| s >= low && s <= high }, "outside #{low}..#{high}"
+      assert_uniform_slices(samples, low, high - low + 1)
+    end
   end
 
   def test_floats
@@ -65,11 +95,14 @@ class UniformityTest < Minitest::Test
   end
 
   def test_alphanumeric_alphabets
-    { 1 => %w[q], 2 => %w[a b], 10 => ("0".."9").to_a, 62 => [*"A".."Z", *"a".."z", *"0".."9"] }.each do |size, chars|
-      text = SecureRandom.alphanumeric(size * 300, chars: chars)
-      assert_equal size * 300, text.size
-      if size == 1
-        assert_equal "q" * 300, text
+    # 1, 2, 10 and 62 characters (the Java path for one-byte ASCII), 3 (not
+    # a power of two) and multi-byte characters (MRI's join path).
+    alphabets = [%w[q], %w[a b], %w[x y z], ("0".."9").to_a, [*"A".."Z", *"a".."z", *"0".."9"], %w[é ü ß]]
+    alphabets.each do |chars|
+      text = SecureRandom.alphanumeric(chars.size * 300, chars: chars)
+      assert_equal chars.size * 300, text.size
+      if chars.size == 1
+        assert_equal chars.first * 300, text
       else
         assert_uniform(text.chars, chars)
       end

@@ -15,8 +15,15 @@ module FastRandom
 
     def alphanumeric(n = nil, chars: DEFAULT_ALPHANUMERIC)
       n = 16 if n.nil?
-      if Integer === n && Array === chars
+      if Array === chars && (Integer === n || ((Float === n || Rational === n) && n > Generator::MAX_LENGTH))
+        # Java, which raises NoMemoryError at once for lengths no String can
+        # hold, where MRI's loop would grow the string until memory runs out.
         Generator.choose(chars, n)
+      elsif chars.size < 2
+        # MRI 3.3 and 3.4's choose loops forever here; this is what MRI 3.5's does.
+        raise ArgumentError, "character source must not be empty" if chars.size.zero?
+
+        chars.first * n
       else
         # MRI's own algorithm (Random::Formatter#choose) for other argument
         # types, so they convert and fail exactly as on MRI.

@@ -4,6 +4,7 @@ import java.math.BigInteger;
 
 import org.jruby.RubyBignum;
 import org.jruby.RubyFixnum;
+import org.jruby.RubyNumeric;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
@@ -38,6 +39,23 @@ final class ByteCount {
         throw negative(context); // 2**63...2**64 wraps negative in MRI's conversion
     }
 
+    /**
+     * A count as MRI's NUM2INT converts it (OpenSSL::Random.random_bytes):
+     * Floats truncate, to_int is honoured, RangeError beyond an int or a
+     * long, ArgumentError when negative.
+     */
+    static int ofInt(ThreadContext context, IRubyObject n) {
+        if (n instanceof RubyBignum) {
+            throw context.runtime.newRangeError("bignum too big to convert into " + Messages.quote("long"));
+        }
+        long count = RubyNumeric.num2long(n);
+        if (count > Integer.MAX_VALUE || count < Integer.MIN_VALUE) {
+            String direction = count > 0 ? "big" : "small";
+            throw context.runtime.newRangeError("integer " + count + " too " + direction + " to convert to " + Messages.quote("int"));
+        }
+        return of(context, RubyFixnum.newFixnum(context.runtime, count));
+    }
+
     /** Allocates the array for a count, turning memory exhaustion into NoMemoryError. */
     static byte[] allocate(ThreadContext context, int count) {
         try {
@@ -51,7 +69,11 @@ final class ByteCount {
         return context.runtime.newArgumentError("negative string size (or size too big)");
     }
 
-    private static RuntimeException tooLarge(ThreadContext context) {
+    /**
+     * NoMemoryError, as MRI raises when it cannot allocate a string that
+     * long; also what a Java OutOfMemoryError while building a result becomes.
+     */
+    static RuntimeException tooLarge(ThreadContext context) {
         return context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
     }
 }

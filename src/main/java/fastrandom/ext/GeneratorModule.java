@@ -1,7 +1,11 @@
 package fastrandom.ext;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.jruby.Ruby;
 import org.jruby.RubyArray;
+import org.jruby.RubyBignum;
 import org.jruby.RubyFixnum;
 import org.jruby.RubyHash;
 import org.jruby.RubyModule;
@@ -16,6 +20,7 @@ import fastrandom.jni.NativeLibrary;
 import fastrandom.random.Backend;
 import fastrandom.random.BufferedRandom;
 import fastrandom.random.Call;
+import fastrandom.random.SeedLog;
 import fastrandom.random.ThreadGenerators;
 import fastrandom.text.Alphabet;
 import fastrandom.uuid.Uuids;
@@ -34,6 +39,7 @@ public final class GeneratorModule {
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         RubyModule generator = runtime.defineModuleUnder("Generator", fastRandom);
         generator.defineAnnotatedMethods(GeneratorModule.class);
+        generator.setConstant("MAX_LENGTH", runtime.newFixnum(ByteCount.MAX));
         generator.setConstant("NATIVE_LIBRARY", runtime.newString(NativeLibrary.platformFile()).freeze(runtime.getCurrentContext()));
         return generator;
     }
@@ -54,20 +60,30 @@ public final class GeneratorModule {
      * {@code length} characters, each an element of {@code chars} chosen
      * uniformly. Single-byte ASCII alphabets (the default one among them) are
      * built in Java; other elements are joined as MRI's choose does.
+     * {@code length} is an Integer, or (from lib/fast_random) a Float or
+     * Rational above {@link ByteCount#MAX}: more than a String can hold, so
+     * NoMemoryError, which is where MRI's loop ends up once memory runs out.
      */
     @JRubyMethod(name = "choose", meta = true)
     public static IRubyObject choose(ThreadContext context, IRubyObject self, IRubyObject chars, IRubyObject length) {
         Ruby runtime = context.runtime;
         RubyArray<?> source = (RubyArray<?>) chars;
-        long n = ((RubyFixnum) length).getLongValue();
-        if (source.getLength() == 0) throw runtime.newArgumentError("chars must not be empty");
+        if (source.getLength() == 0) throw runtime.newArgumentError("character source must not be empty"); // MRI 3.5's words
+        long n = length instanceof RubyFixnum ? ((RubyFixnum) length).getLongValue() : beyondFixnum(length);
         if (n <= 0) return Strings.ascii(runtime, new byte[0]);
-        if (n > ByteCount.MAX) throw runtime.newRaiseException(runtime.getNoMemoryError(), "failed to allocate memory");
+        if (n > ByteCount.MAX) throw ByteCount.tooLarge(context);
         try {
             return choose(context, source, (int) n);
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
+        } catch (OutOfMemoryError e) {
+            throw ByteCount.tooLarge(context);
         }
+    }
+
+    /** A negative Bignum asks for nothing; anything else past a Fixnum, for too much. */
+    private static long beyondFixnum(IRubyObject length) {
+        return length instanceof RubyBignum && ((RubyBignum) length).getValue().signum() < 0 ? -1 : Long.MAX_VALUE;
     }
 
     private static IRubyObject choose(ThreadContext context, RubyArray<?> source, int n) {
@@ -175,16 +191,50 @@ public final class GeneratorModule {
         return runtime.newSymbol(constant.name().toLowerCase(java.util.Locale.ROOT));
     }
 
-    /** The calling thread's generator: how often it was seeded and a digest of its state (tests). */
+    /**
+     * The calling thread's generator (tests): its number in the process, how
+     * often it was seeded, 64 bits of a one-way digest of its state, its
+     * output since the last seed and the bytes generated but not handed out yet.
+     */
     @JRubyMethod(name = "thread_state", meta = true)
     public static IRubyObject thread_state(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
         BufferedRandom current = ThreadGenerators.current();
         RubyHash state = RubyHash.newHash(runtime);
+        state.fastASet(runtime.newSymbol("generator"), runtime.newFixnum(current.serial()));
         state.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(current.seeds()));
         state.fastASet(runtime.newSymbol("fingerprint"), runtime.newFixnum(current.stateFingerprint()));
         state.fastASet(runtime.newSymbol("bytes_since_seed"), runtime.newFixnum(current.bytesSinceSeed()));
+        state.fastASet(runtime.newSymbol("buffered"), runtime.newFixnum(current.buffered()));
         return state;
+    }
+
+    /** Starts the {@link SeedLog} (tests): every DRBG seeding from now on is recorded. */
+    @JRubyMethod(name = "seed_log_start", meta = true)
+    public static IRubyObject seed_log_start(ThreadContext context, IRubyObject self) {
+        SeedLog.start();
+        return context.nil;
+    }
+
+    /**
+     * Stops the {@link SeedLog} and returns its entries, in order, as Hashes:
+     * {event: :instantiate or :reseed, generator: serial number, thread:,
+     * seed: and state: hex digests}.
+     */
+    @JRubyMethod(name = "seed_log_stop", meta = true)
+    public static IRubyObject seed_log_stop(ThreadContext context, IRubyObject self) {
+        Ruby runtime = context.runtime;
+        List<IRubyObject> entries = new ArrayList<>();
+        for (SeedLog.Entry entry : SeedLog.stop()) {
+            RubyHash hash = RubyHash.newHash(runtime);
+            hash.fastASet(runtime.newSymbol("event"), runtime.newSymbol(entry.event.name().toLowerCase(java.util.Locale.ROOT)));
+            hash.fastASet(runtime.newSymbol("generator"), runtime.newFixnum(entry.generator));
+            hash.fastASet(runtime.newSymbol("thread"), runtime.newString(entry.thread));
+            hash.fastASet(runtime.newSymbol("seed"), runtime.newString(entry.seedDigest));
+            hash.fastASet(runtime.newSymbol("state"), runtime.newString(entry.stateDigest));
+            entries.add(hash);
+        }
+        return runtime.newArray(entries);
     }
 
     private static Alphabet alphabetFor(RubyArray<?> chars) {

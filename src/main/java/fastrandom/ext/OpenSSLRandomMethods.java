@@ -1,9 +1,7 @@
 package fastrandom.ext;
 
 import org.jruby.Ruby;
-import org.jruby.RubyFixnum;
 import org.jruby.RubyModule;
-import org.jruby.RubyNumeric;
 import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
@@ -15,8 +13,9 @@ import fastrandom.random.Call;
  * of {@code OpenSSL::Random} once jruby-openssl is loaded, so
  * {@code OpenSSL::Random.random_bytes} draws from the same generators as
  * SecureRandom. The length converts as MRI's NUM2INT does (Floats truncate,
- * to_int is honoured), which also spares jruby-openssl's own conversion,
- * that fails with a Java ClassCastException on a Float.
+ * to_int is honoured, RangeError beyond an int), which also spares
+ * jruby-openssl's own conversion, that fails with a Java
+ * ClassCastException on a Float.
  */
 public final class OpenSSLRandomMethods {
     private OpenSSLRandomMethods() {}
@@ -36,7 +35,6 @@ public final class OpenSSLRandomMethods {
 
     @JRubyMethod(name = {"random_bytes", "pseudo_bytes"})
     public static IRubyObject random_bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
-        IRubyObject count = ByteCount.isInteger(n) ? n : RubyFixnum.newFixnum(context.runtime, RubyNumeric.num2long(n));
-        return Strings.binary(context.runtime, SecureRandomMethods.randomBytes(context, Call.OPENSSL, ByteCount.of(context, count)));
+        return Strings.binary(context.runtime, SecureRandomMethods.randomBytes(context, Call.OPENSSL, ByteCount.ofInt(context, n)));
     }
 }

@@ -3,7 +3,9 @@ package fastrandom.ext;
 import java.util.Base64;
 
 import org.jruby.Ruby;
+import org.jruby.RubyFloat;
 import org.jruby.RubyModule;
+import org.jruby.RubyNumeric;
 import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
@@ -47,15 +49,23 @@ public final class SecureRandomMethods {
 
     @JRubyMethod(name = "bytes")
     public static IRubyObject bytes(ThreadContext context, IRubyObject self, IRubyObject n) {
-        if (n.isNil()) throw Errors.nilToInteger(context);
-        if (!ByteCount.isInteger(n)) return callSuper(context, self, "bytes", n);
-        return Strings.binary(context.runtime, randomBytes(context, Call.RANDOM_BYTES, ByteCount.of(context, n)));
+        return urandom(context, self, "bytes", n);
     }
 
     @JRubyMethod(name = "gen_random")
     public static IRubyObject gen_random(ThreadContext context, IRubyObject self, IRubyObject n) {
+        return urandom(context, self, "gen_random", n);
+    }
+
+    /** bytes and gen_random: Random.urandom's conversions (NUM2LONG). */
+    private static IRubyObject urandom(ThreadContext context, IRubyObject self, String name, IRubyObject n) {
         if (n.isNil()) throw Errors.nilToInteger(context);
-        if (!ByteCount.isInteger(n)) return callSuper(context, self, "gen_random", n);
+        if (!ByteCount.isInteger(n)) {
+            // MRI's NUM2LONG raises RangeError for NaN, infinities and Floats
+            // beyond a long; JRuby 9.4's urandom raises FloatDomainError.
+            if (n instanceof RubyFloat) RubyNumeric.num2long(n);
+            return callSuper(context, self, name, n);
+        }
         return Strings.binary(context.runtime, randomBytes(context, Call.RANDOM_BYTES, ByteCount.of(context, n)));
     }
 
@@ -79,11 +89,15 @@ public final class SecureRandomMethods {
     public static IRubyObject hex(ThreadContext context, IRubyObject self, IRubyObject n) {
         if (!n.isNil() && !ByteCount.isInteger(n)) return callSuper(context, self, "hex", n);
         int length = length(context, n);
-        if (length > ByteCount.MAX / 2) throw context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
+        if (length > ByteCount.MAX / 2) throw ByteCount.tooLarge(context);
         byte[] raw = randomBytes(context, Call.HEX, length);
-        byte[] text = Hex.encode(raw, 0, length);
-        java.util.Arrays.fill(raw, (byte) 0);
-        return Strings.ascii(context.runtime, text);
+        try {
+            return Strings.ascii(context.runtime, Hex.encode(raw, 0, length));
+        } catch (OutOfMemoryError e) {
+            throw ByteCount.tooLarge(context);
+        } finally {
+            java.util.Arrays.fill(raw, (byte) 0);
+        }
     }
 
     @JRubyMethod(name = "base64")
@@ -230,11 +244,15 @@ public final class SecureRandomMethods {
 
     private static IRubyObject encoded(ThreadContext context, Call call, Base64.Encoder encoder, IRubyObject n) {
         int length = length(context, n);
-        if (length > ByteCount.MAX / 4 * 3 - 3) throw context.runtime.newRaiseException(context.runtime.getNoMemoryError(), "failed to allocate memory");
+        if (length > ByteCount.MAX / 4 * 3 - 3) throw ByteCount.tooLarge(context);
         byte[] raw = randomBytes(context, call, length);
-        byte[] text = encoder.encode(raw);
-        java.util.Arrays.fill(raw, (byte) 0);
-        return Strings.ascii(context.runtime, text);
+        try {
+            return Strings.ascii(context.runtime, encoder.encode(raw));
+        } catch (OutOfMemoryError e) {
+            throw ByteCount.tooLarge(context);
+        } finally {
+            java.util.Arrays.fill(raw, (byte) 0);
+        }
     }
 
     /** nil means 16 bytes; otherwise an Integer count. */

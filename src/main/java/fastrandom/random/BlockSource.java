@@ -23,8 +23,8 @@ interface BlockSource {
     /** Output since the last seed. */
     long bytesSinceSeed();
 
-    /** A digest of the internal state for tests (0 where there is none). */
-    int stateFingerprint();
+    /** 64 bits of a one-way digest of the internal state, for tests (0 where there is none). */
+    long stateFingerprint();
 
     /** Overwrites the internal state; the source is not used again. */
     void wipe();

@@ -19,13 +19,16 @@ import java.util.Arrays;
 public final class BufferedRandom {
     private final BlockSource source;
     private final Backend backend;
+    private final long serial;
     private byte[] buffer;
     private int position;
     private int seedEpoch;
 
-    BufferedRandom(Backend backend, BlockSource source) {
+    /** {@code serial}: this generator's number in the process (1, 2, ...). */
+    BufferedRandom(Backend backend, BlockSource source, long serial) {
         this.backend = backend;
         this.source = source;
+        this.serial = serial;
         this.buffer = new byte[source.minBuffer()];
         this.position = buffer.length; // nothing buffered yet
         this.seedEpoch = ThreadGenerators.reseedEpoch();
@@ -112,12 +115,35 @@ public final class BufferedRandom {
         source.reseed();
     }
 
+    /** This generator's number in the process, as in the {@link SeedLog}. */
+    public long serial() {
+        return serial;
+    }
+
     public long seeds() {
         return source.seeds();
     }
 
-    public int stateFingerprint() {
+    /** 64 bits of a one-way digest of the source's state (tests; 0 for RDRAND). */
+    public long stateFingerprint() {
         return source.stateFingerprint();
+    }
+
+    /** Bytes generated but not handed out yet (tests). */
+    public int buffered() {
+        return buffer.length - position;
+    }
+
+    /**
+     * For tests: a copy of this generator's DRBG in its current state, or
+     * null for the RDRAND backend. What the copy generates is what this
+     * generator's next refill would be, unless it reseeds first. Only the
+     * calling thread's own generator is reachable (through
+     * {@link ThreadGenerators#current()}), so this tells a thread nothing it
+     * could not read from its own output.
+     */
+    public CtrDrbg copyOfDrbg() {
+        return source instanceof DrbgSource ? ((DrbgSource) source).copyOfDrbg() : null;
     }
 
     public long bytesSinceSeed() {

@@ -1,6 +1,8 @@
 package fastrandom.random;
 
 import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 
 import javax.crypto.Cipher;
@@ -98,11 +100,46 @@ public final class CtrDrbg {
     }
 
     /**
-     * A digest of (K, V) for tests that must see the state change without
-     * seeing the state itself.
+     * SHA-256 of (K, V), for tests that must see the state change, or two
+     * states differ, without seeing the state itself (a one-way digest: it
+     * tells nothing about K or V).
      */
-    public int stateFingerprint() {
-        return 31 * Arrays.hashCode(key) + Arrays.hashCode(v);
+    public byte[] stateDigest() {
+        MessageDigest sha256 = sha256();
+        sha256.update(key);
+        sha256.update(v);
+        return sha256.digest();
+    }
+
+    /** The first 64 bits of {@link #stateDigest()}. */
+    public long stateFingerprint() {
+        byte[] digest = stateDigest();
+        long fingerprint = 0;
+        for (int i = 0; i < 8; i++) fingerprint = (fingerprint << 8) | (digest[i] & 0xffL);
+        return fingerprint;
+    }
+
+    /**
+     * An independent DRBG in the same state (K, V, reseed counter), for tests
+     * that compare what this one generates next with what a copy made
+     * earlier generates (after a reseed they must differ). Generating from
+     * the copy does not touch this instance.
+     */
+    public CtrDrbg copy() {
+        CtrDrbg copy = new CtrDrbg();
+        System.arraycopy(key, 0, copy.key, 0, KEY_LENGTH);
+        System.arraycopy(v, 0, copy.v, 0, BLOCK_LENGTH);
+        copy.reseedCounter = reseedCounter;
+        copy.instantiated = instantiated;
+        return copy;
+    }
+
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
     }
 
     /** Overwrites the state; the instance must be instantiated again before use. */

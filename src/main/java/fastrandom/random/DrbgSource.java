@@ -11,17 +11,21 @@ final class DrbgSource implements BlockSource {
     private final EntropySource entropy;
     private final ReseedPolicy policy;
     private final byte[] personalization;
+    private final long serial;
     private long bytesSinceSeed;
     private long seededAtNanos;
     private long seeds;
 
-    DrbgSource(EntropySource entropy, ReseedPolicy policy, byte[] personalization) {
+    /** {@code serial}: the generator's number in the process, for the {@link SeedLog}. */
+    DrbgSource(EntropySource entropy, ReseedPolicy policy, byte[] personalization, long serial) {
         this.entropy = entropy;
         this.policy = policy;
         this.personalization = personalization;
+        this.serial = serial;
         byte[] seed = new byte[CtrDrbg.SEED_LENGTH];
         entropy.fill(seed);
         drbg.instantiate(seed, personalization);
+        if (SeedLog.recording()) SeedLog.record(SeedLog.Event.INSTANTIATE, serial, seed, drbg);
         Arrays.fill(seed, (byte) 0);
         markSeeded();
     }
@@ -48,6 +52,7 @@ final class DrbgSource implements BlockSource {
         byte[] seed = new byte[CtrDrbg.SEED_LENGTH];
         entropy.fill(seed);
         drbg.reseed(seed, personalization);
+        if (SeedLog.recording()) SeedLog.record(SeedLog.Event.RESEED, serial, seed, drbg);
         Arrays.fill(seed, (byte) 0);
         markSeeded();
     }
@@ -63,8 +68,13 @@ final class DrbgSource implements BlockSource {
     }
 
     @Override
-    public int stateFingerprint() {
+    public long stateFingerprint() {
         return drbg.stateFingerprint();
+    }
+
+    /** A copy of the DRBG in its current state (tests). */
+    CtrDrbg copyOfDrbg() {
+        return drbg.copy();
     }
 
     @Override

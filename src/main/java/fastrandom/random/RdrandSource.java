@@ -41,7 +41,7 @@ final class RdrandSource implements BlockSource {
     }
 
     @Override
-    public int stateFingerprint() {
+    public long stateFingerprint() {
         return 0;
     }
 

@@ -105,8 +105,8 @@ public final class ThreadGenerators {
         long serial = GENERATORS.incrementAndGet();
         BlockSource source = wanted == Backend.RDRAND
                 ? new RdrandSource()
-                : new DrbgSource(new DelegatingEntropy(), policy, personalization(serial));
-        return new BufferedRandom(wanted, source);
+                : new DrbgSource(new DelegatingEntropy(), policy, personalization(serial), serial);
+        return new BufferedRandom(wanted, source, serial);
     }
 
     /**
