@@ -59,6 +59,18 @@ class QualityRulesTest < Minitest::Test
     assert_match(/FAILED/, failed.reason)
   end
 
+  # dieharder -l marks diehard_sums "Do Not Use"; it is reported, never rerun
+  # or judged, whatever it says, and judged tests are unaffected.
+  def test_do_not_use_tests_are_reported_not_judged
+    sums = %w[PASSED WEAK FAILED].map { |a| row(a, test: "diehard_sums", ntup: 0, p_value: 0.0001) }
+    judgements = QualityRules.judge(sums + rows)
+    assert_equal %i[not_judged not_judged not_judged], judgements.first(3).map(&:verdict)
+    assert_match(/Do Not Use/, judgements.first.reason)
+    refute(sums.any? { |r| QualityRules.needs_rerun?(r) })
+    assert QualityRules.needs_rerun?(rows[2])
+    assert_equal %i[pass pass fail fail], judgements.drop(3).map(&:verdict)
+  end
+
   def test_weak_passes_when_its_rerun_passes
     weak = rows[2]
     rerun = [row("WEAK", p_value: 0.999), row("PASSED")] # the second sts_serial ntup-4 result is the one

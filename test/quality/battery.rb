@@ -38,6 +38,9 @@ module QualityBattery
   RNGTEST_BLOCKS = 107_375
   RNGTEST_BYTES = 4 + RNGTEST_BLOCKS * 2500
 
+  # Runs of each not-judged dieharder test on /dev/urandom, for the report.
+  DIEHARDER_CONTROL_RUNS = 10
+
   # The UUID stream is decoded in Ruby at about 18 MB/s, while `dieharder -a`
   # reads over 250 GB (the RGB lagged-sum test alone 224 GB: 100 p-samples
   # of 1e6 * (lag + 1) words for each lag 0..32). So the UUIDs get every test
@@ -96,9 +99,10 @@ module QualityBattery
       started = Time.now
       say "JRuby #{@jruby}: #{jruby_versions}; #{dieharder_version}; rngtest #{rngtest_version}"
       control = rngtest_control
+      not_judged_control = dieharder_control
       results = SUBJECTS.filter_map { |subject| run_subject(subject) if @subjects.nil? || @subjects.include?(subject.name) }
-      File.write(@report, Report.new(results, control, started: started, finished: Time.now, partial: @partial,
-                                                       environment: environment).to_markdown)
+      File.write(@report, Report.new(results, control, not_judged_control, started: started, finished: Time.now,
+                                                                           partial: @partial, environment: environment).to_markdown)
       say "report: #{@report}"
       failed = results.select { |r| r.verdict == :fail }
       say(failed.empty? ? "quality: PASS" : "quality: FAIL (#{failed.map { |r| r.subject.name }.join(', ')})")
@@ -166,6 +170,21 @@ module QualityBattery
 
     def rngtest_on(stream, log_name)
       pipe(stream, ["rngtest"], log_name)
+    end
+
+    # Reference for the tests that are not judged: each run
+    # DIEHARDER_CONTROL_RUNS times on the kernel's /dev/urandom.
+    # {test name => [p-values]}
+    def dieharder_control
+      QualityRules::NOT_JUDGED.keys.to_h do |test|
+        say "control: dieharder -d #{test} on /dev/urandom, #{DIEHARDER_CONTROL_RUNS} runs"
+        p_values = Array.new(DIEHARDER_CONTROL_RUNS) do |i|
+          outcome = pipe(["cat", "/dev/urandom"], ["dieharder", "-g", "200", "-d", test], "urandom-dieharder-#{test}-#{i + 1}")
+          QualityRules.parse_dieharder(outcome.output).first&.p_value
+        end
+        say "control: #{test} on /dev/urandom: p = #{p_values.join(', ')}"
+        [test, p_values]
+      end
     end
 
     # Reference: the same rngtest run on the kernel's /dev/urandom.

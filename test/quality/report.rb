@@ -3,9 +3,11 @@
 module QualityBattery
   # The Markdown report of a `rake quality` run.
   class Report
-    def initialize(results, control, started:, finished:, partial:, environment:)
+    # control: rngtest's result on /dev/urandom; not_judged_control: {test => p-values on /dev/urandom}.
+    def initialize(results, control, not_judged_control, started:, finished:, partial:, environment:)
       @results = results
       @control = control
+      @not_judged_control = not_judged_control
       @started = started
       @finished = finished
       @partial = partial
@@ -34,11 +36,13 @@ module QualityBattery
       rows = @results.map do |result|
         next "| #{result.subject.title} | skipped: #{result.skipped} | | | |" if result.skipped
 
-        counts = result.judgements.map { |j| j.row.assessment }.tally
-        dieharder = "#{result.judgements.size} results: " +
+        not_judged, judged = result.judgements.partition { |j| j.verdict == :not_judged }
+        counts = judged.map { |j| j.row.assessment }.tally
+        dieharder = "#{judged.size} results: " +
                     %w[PASSED WEAK FAILED].filter_map { |a| "#{counts[a]} #{a}" if counts[a] }.join(", ")
-        reruns = result.judgements.count(&:rerun)
-        dieharder += " (#{reruns} WEAK run again: #{result.judgements.select(&:rerun).map { |j| j.rerun.assessment }.join(', ')})" if reruns.positive?
+        reruns = judged.count(&:rerun)
+        dieharder += " (#{reruns} WEAK run again: #{judged.select(&:rerun).map { |j| j.rerun.assessment }.join(', ')})" if reruns.positive?
+        dieharder += "; not judged: #{not_judged.map { |j| "#{j.row.label} #{j.row.assessment} (p = #{p_value(j.row.p_value)})" }.join(', ')}" if not_judged.any?
         "| #{result.subject.title} | #{result.rngtest_verdict.last} | #{dieharder} | #{gigabytes(result.streamed)} | " \
           "**#{result.verdict.to_s.upcase}** |"
       end
@@ -53,6 +57,7 @@ module QualityBattery
 
         For comparison, the same rngtest run on the kernel's `/dev/urandom`: #{verdict.last} \
         (#{control.by_test.map { |name, n| "#{name} #{n}" }.join(', ')}).
+        #{@not_judged_control.map { |test, ps| "The not-judged #{test} on `/dev/urandom`, #{ps.size} runs: p = #{ps.map { |p| p ? p_value(p) : 'none' }.join(', ')}." }.join("\n")}
       MD
     end
 
@@ -67,6 +72,9 @@ module QualityBattery
           generator shows a WEAK result in about one test in a hundred, and `-a` has over a hundred, so a
           single WEAK does not fail the run: **a WEAK test is run again on fresh output with twice the
           p-samples; PASSED there, it passes; WEAK or FAILED twice, it fails. A FAILED result fails at once.**
+        - **Not judged**: #{QualityRules::NOT_JUDGED.map { |test, why| "#{test} (#{why})" }.join('; ')}. Such a test
+          runs with the others and its row is shown, but it is neither run again nor counted; the summary
+          gives its p-values on `/dev/urandom` for comparison.
         - **rngtest** (rng-tools' FIPS 140-2 tests on 20,000-bit blocks, #{QualityBattery::RNGTEST_BLOCKS} blocks,
           just over 256 MiB). A fair source fails about 0.08% of blocks (monobit and poker about 1e-4 each,
           runs about 3e-4, a run of 26 or more equal bits 20000 * 2^-26 = 3e-4); **the count of failed blocks
@@ -104,9 +112,19 @@ module QualityBattery
 
     def judgement_row(judgement)
       row = judgement.row
-      verdict = judgement.verdict == :pass && row.assessment == "PASSED" ? "pass" : "**#{judgement.verdict}**: #{judgement.reason}"
+      verdict = if judgement.verdict == :not_judged
+                  "not judged: #{judgement.reason}"
+                elsif judgement.verdict == :pass && row.assessment == "PASSED"
+                  "pass"
+                else
+                  "**#{judgement.verdict}**: #{judgement.reason}"
+                end
       verdict += " (p = #{format('%.8f', judgement.rerun.p_value)})" if judgement.rerun
       "| #{row.test} | #{row.ntup} | #{row.tsamples} | #{row.psamples} | #{format('%.8f', row.p_value)} | #{row.assessment} | #{verdict} |"
+    end
+
+    def p_value(p)
+      format("%.8f", p)
     end
 
     def percent(fraction)

@@ -18,6 +18,9 @@
 #   source leaves with probability 1e-6 on either side, taken at the low and
 #   high end of the rate's range. Too few failures fail too (output that
 #   is too regular is not random either).
+# * Tests that dieharder's own list (`dieharder -l`) marks "Do Not Use"
+#   (NOT_JUDGED) are run and reported, beside the same test on
+#   /dev/urandom, but neither rerun nor judged.
 module QualityRules
   DieharderRow = Struct.new(:test, :ntup, :tsamples, :psamples, :p_value, :assessment) do
     def key
@@ -35,8 +38,8 @@ module QualityRules
     end
   end
 
-  # What one dieharder row came to after the rules: :pass or :fail, why, and
-  # the rerun row (nil when there was none).
+  # What one dieharder row came to after the rules: :pass, :fail or
+  # :not_judged, why, and the rerun row (nil when there was none).
   Judgement = Struct.new(:row, :rerun, :verdict, :reason)
 
   # Per-block FIPS 140-2 failure probability of a fair source: monobit
@@ -46,6 +49,12 @@ module QualityRules
   RNGTEST_BLOCK_FAILURE_RATE = (0.0007..0.0009)
   # Probability that a fair source lands outside the accepted range, per side.
   RNGTEST_TAIL = 1e-6
+
+  # Test name => why its result is reported but not judged.
+  NOT_JUDGED = {
+    "diehard_sums" => "dieharder lists it as \"Do Not Use\": its statistic is known to be wrong, and its " \
+                      "p-values run low for good sources too"
+  }.freeze
 
   ROW = /\A\s*(\w+)\|\s*(\d+)\|\s*(\d+)\|\s*(\d+)\|\s*([0-9.]+)\|\s*(PASSED|WEAK|FAILED)\s*\z/
 
@@ -88,7 +97,7 @@ module QualityRules
 
   # The rows to run again: WEAK ones (FAILED ones fail without a rerun).
   def needs_rerun?(row)
-    row.assessment == "WEAK"
+    row.assessment == "WEAK" && !NOT_JUDGED.key?(row.test)
   end
 
   # Judges each row of a run; +reruns+ maps a row (by identity) to the rows
@@ -96,6 +105,8 @@ module QualityRules
   # among equal keys is taken.
   def judge(rows, reruns = {})
     rows.map do |row|
+      next Judgement.new(row, nil, :not_judged, NOT_JUDGED[row.test]) if NOT_JUDGED.key?(row.test)
+
       case row.assessment
       when "PASSED" then Judgement.new(row, nil, :pass, "passed")
       when "FAILED" then Judgement.new(row, nil, :fail, "FAILED (p = #{row.p_value})")
