@@ -59,6 +59,12 @@ class QualityRulesTest < Minitest::Test
     assert_match(/FAILED/, failed.reason)
   end
 
+  def test_a_rerun_takes_twice_the_p_samples_and_at_least_ten
+    assert_equal 200, QualityRules.rerun_psamples(row("WEAK", psamples: 100))
+    assert_equal 10, QualityRules.rerun_psamples(row("WEAK", test: "dab_filltree2", ntup: 1, psamples: 1))
+    assert_equal 10, QualityRules.rerun_psamples(row("WEAK", psamples: 5))
+  end
+
   # dieharder -l marks diehard_sums "Do Not Use"; it is reported, never rerun
   # or judged, whatever it says, and judged tests are unaffected.
   def test_do_not_use_tests_are_reported_not_judged

@@ -130,8 +130,9 @@ module QualityBattery
       # results at once (sts_serial) is run again once for all its WEAK ones.
       rerun_rows = {}
       reruns = rows.select { |row| QualityRules.needs_rerun?(row) }.to_h do |row|
-        say "#{subject.name}: #{row.label} was WEAK (p = #{row.p_value}); running it again with #{2 * row.psamples} p-samples"
-        args = ["-d", row.test, *ntup_option(row.test, row.ntup), "-p", (2 * row.psamples).to_s]
+        psamples = QualityRules.rerun_psamples(row)
+        say "#{subject.name}: #{row.label} was WEAK (p = #{row.p_value}); running it again with #{psamples} p-samples"
+        args = ["-d", row.test, *ntup_option(row.test, row.ntup), "-p", psamples.to_s]
         rerun_rows[args] ||= dieharder(subject, args, "#{subject.name}-rerun-#{row.test}-#{row.ntup}").then do |rerun|
           runs << rerun
           QualityRules.parse_dieharder(rerun.output)

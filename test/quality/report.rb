@@ -71,7 +71,8 @@ module QualityBattery
           dieharder calls it WEAK below 0.005 or above 0.995 and FAILED below 1e-6 or above 1 - 1e-6. A fair
           generator shows a WEAK result in about one test in a hundred, and `-a` has over a hundred, so a
           single WEAK does not fail the run: **a WEAK test is run again on fresh output with twice the
-          p-samples; PASSED there, it passes; WEAK or FAILED twice, it fails. A FAILED result fails at once.**
+          p-samples (at least #{QualityRules::MIN_RERUN_PSAMPLES}: dieharder's KS test over one or two is degenerate);
+          PASSED there, it passes; WEAK or FAILED twice, it fails. A FAILED result fails at once.**
         - **Not judged**: #{QualityRules::NOT_JUDGED.map { |test, why| "#{test} (#{why})" }.join('; ')}. Such a test
           runs with the others and its row is shown, but it is neither run again nor counted; the summary
           gives its p-values on `/dev/urandom` for comparison.

@@ -9,7 +9,8 @@
 # * dieharder: a fair generator shows a WEAK result (p < 0.005 or
 #   p > 0.995) in about one test in a hundred, and `dieharder -a` has more
 #   than a hundred, so one WEAK is expected. A WEAK test is run once more,
-#   on fresh output, with twice the p-samples: PASSED there, the test
+#   on fresh output, with twice the p-samples (at least
+#   MIN_RERUN_PSAMPLES): PASSED there, the test
 #   passes; WEAK or FAILED twice, it fails. A FAILED result (p < 1e-6 or
 #   p > 1 - 1e-6, dieharder's own threshold) fails at once.
 # * rngtest: a fair source fails the FIPS 140-2 tests on about 0.08% of its
@@ -49,6 +50,12 @@ module QualityRules
   RNGTEST_BLOCK_FAILURE_RATE = (0.0007..0.0009)
   # Probability that a fair source lands outside the accepted range, per side.
   RNGTEST_TAIL = 1e-6
+
+  # dieharder's Kolmogorov-Smirnov test over 1 or 2 p-samples is
+  # degenerate (/dev/urandom gives p = 1.0, FAILED, for dab_filltree2 with
+  # -p 2), and -a runs the dab_* tests with one; so a rerun takes at least
+  # this many.
+  MIN_RERUN_PSAMPLES = 10
 
   # Test name => why its result is reported but not judged.
   NOT_JUDGED = {
@@ -98,6 +105,11 @@ module QualityRules
   # The rows to run again: WEAK ones (FAILED ones fail without a rerun).
   def needs_rerun?(row)
     row.assessment == "WEAK" && !NOT_JUDGED.key?(row.test)
+  end
+
+  # How many p-samples the rerun of a WEAK row takes.
+  def rerun_psamples(row)
+    [2 * row.psamples, MIN_RERUN_PSAMPLES].max
   end
 
   # Judges each row of a run; +reruns+ maps a row (by identity) to the rows
