@@ -120,8 +120,8 @@ module QualityBattery
                 else
                   "**#{judgement.verdict}**: #{judgement.reason}"
                 end
-      verdict += " (p = #{format('%.8f', judgement.rerun.p_value)})" if judgement.rerun
-      "| #{row.test} | #{row.ntup} | #{row.tsamples} | #{row.psamples} | #{format('%.8f', row.p_value)} | #{row.assessment} | #{verdict} |"
+      verdict += " (p = #{p_value(judgement.rerun.p_value)})" if judgement.rerun
+      "| #{row.test} | #{row.ntup} | #{row.tsamples} | #{row.psamples} | #{p_value(row.p_value)} | #{row.assessment} | #{verdict} |"
     end
 
     def p_value(p)
