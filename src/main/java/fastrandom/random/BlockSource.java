@@ -3,8 +3,11 @@ package fastrandom.random;
 /**
  * Where a thread's {@link BufferedRandom} gets its bytes: one request fills
  * at most {@link #maxRequest()} bytes. Not thread-safe: one per thread.
+ *
+ * <p>A fill that throws may have written part of {@code out}; the caller
+ * zeroes it, and the source must not produce those bytes again.
  */
-interface BlockSource {
+public interface BlockSource {
     /** The largest single request (a refill never asks for more). */
     int maxRequest();
 

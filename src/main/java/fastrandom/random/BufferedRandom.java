@@ -14,6 +14,13 @@ import java.util.Arrays;
  * 1 KiB, while a busy request thread settles at 64 KiB refills. Requests of a
  * whole maximum request or more skip the buffer.
  *
+ * <p>Failures: whatever a fill throws (a {@link fastrandom.jni.CpuRandomFailure},
+ * a StackOverflowError inside the JCE, ...), the generator is left with
+ * nothing buffered: a refill fills a fresh array and publishes it only once
+ * the fill has returned, and whatever a failed fill wrote is zeroed, in the
+ * buffer and in the caller's array. The next call refills afresh (the
+ * sources never repeat output after a failure: see {@link CtrDrbg}).
+ *
  * <p>Not thread-safe: {@link ThreadGenerators} gives each thread its own.
  */
 public final class BufferedRandom {
@@ -24,22 +31,39 @@ public final class BufferedRandom {
     private int position;
     private int seedEpoch;
 
-    /** {@code serial}: this generator's number in the process (1, 2, ...). */
-    BufferedRandom(Backend backend, BlockSource source, long serial) {
+    /**
+     * {@code serial}: this generator's number in the process (1, 2, ...);
+     * {@code seedEpoch}: the {@link ThreadGenerators#reseedEpoch()} read
+     * before {@code source} took its seed, so a {@code reseed!} that came
+     * while it was seeding is not taken as done.
+     */
+    BufferedRandom(Backend backend, BlockSource source, long serial, int seedEpoch) {
         this.backend = backend;
         this.source = source;
         this.serial = serial;
         this.buffer = new byte[source.minBuffer()];
         this.position = buffer.length; // nothing buffered yet
-        this.seedEpoch = ThreadGenerators.reseedEpoch();
+        this.seedEpoch = seedEpoch;
     }
 
     Backend backend() {
         return backend;
     }
 
-    /** Fills {@code out[offset, offset + length)} with random bytes. */
+    /**
+     * Fills {@code out[offset, offset + length)} with random bytes; if it
+     * throws, that range is left zeroed.
+     */
     public void nextBytes(byte[] out, int offset, int length) {
+        try {
+            fill(out, offset, length);
+        } catch (Throwable failure) {
+            Arrays.fill(out, offset, offset + length, (byte) 0);
+            throw failure;
+        }
+    }
+
+    private void fill(byte[] out, int offset, int length) {
         checkEpoch();
         int max = source.maxRequest();
         while (length > 0) {
@@ -107,12 +131,17 @@ public final class BufferedRandom {
         return nextLong((1L << 53) + 1) * 0x1.0p-53;
     }
 
-    /** Drops buffered output and reseeds the source now. */
+    /**
+     * Drops buffered output and reseeds the source now. The reseed request
+     * counts as served only once the source has reseeded: if that throws,
+     * the next call tries again.
+     */
     public void reseed() {
+        int epoch = ThreadGenerators.reseedEpoch();
         Arrays.fill(buffer, (byte) 0);
         position = buffer.length;
-        seedEpoch = ThreadGenerators.reseedEpoch();
         source.reseed();
+        seedEpoch = epoch;
     }
 
     /** This generator's number in the process, as in the {@link SeedLog}. */
@@ -161,10 +190,17 @@ public final class BufferedRandom {
         if (seedEpoch != ThreadGenerators.reseedEpoch()) reseed();
     }
 
+    /** Called with nothing buffered (position == buffer.length), which stays so until the fill returns. */
     private void refill() {
-        if (buffer.length < source.maxRequest()) buffer = new byte[buffer.length * 2];
-        source.fill(buffer, 0, buffer.length);
-        ThreadGenerators.countGenerated(buffer.length);
+        byte[] next = buffer.length < source.maxRequest() ? new byte[buffer.length * 2] : buffer;
+        try {
+            source.fill(next, 0, next.length);
+        } catch (Throwable failure) {
+            Arrays.fill(next, (byte) 0);
+            throw failure;
+        }
+        ThreadGenerators.countGenerated(next.length);
+        buffer = next;
         position = 0;
     }
 

@@ -1,13 +1,8 @@
 package fastrandom.random;
 
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-
-import javax.crypto.Cipher;
-import javax.crypto.spec.IvParameterSpec;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * NIST SP 800-90A Rev. 1 CTR_DRBG with AES-256, no derivation function and
@@ -21,7 +16,14 @@ import javax.crypto.spec.SecretKeySpec;
  *   <li>Update: (K', V') = (E(K, V+1) || E(K, V+2) || E(K, V+3)) XOR provided_data,
  *       which is CTR encryption of the 48 bytes of provided_data.</li>
  * </ul>
- * The JCE uses AES-NI for this where the CPU has it.
+ * The JCE uses AES-NI for this where the CPU has it ({@link JceAesCtr}).
+ *
+ * <p>Faults: a Generate reserves its counter blocks (advances V past them)
+ * before it produces any output, so an exception anywhere in it (the JCE,
+ * a StackOverflowError, ...) can never make a later request repeat output.
+ * After each Update the cipher is re-keyed with the new (K, V), so nothing
+ * in the live objects is older than the current state: output already
+ * handed out cannot be recomputed from a heap dump.
  *
  * <p>Not thread-safe: each instance belongs to one thread at a time.
  */
@@ -38,7 +40,7 @@ public final class CtrDrbg {
     /** Plaintext for keystream generation: CTR of zeros is the keystream. Never written. */
     private static final byte[] ZEROS = new byte[MAX_BYTES_PER_REQUEST];
 
-    private final Cipher aesCtr;
+    private final AesCtr aes;
     private final byte[] key = new byte[KEY_LENGTH];
     private final byte[] v = new byte[BLOCK_LENGTH];
     private final byte[] counter = new byte[BLOCK_LENGTH];
@@ -46,17 +48,21 @@ public final class CtrDrbg {
     private final byte[] updateOutput = new byte[SEED_LENGTH];
     private long reseedCounter;
     private boolean instantiated;
+    /** Whether {@link #aes} is keyed with (K, V+1) of the current state. */
+    private boolean keyedForNext;
 
     public CtrDrbg() {
-        try {
-            aesCtr = Cipher.getInstance("AES/CTR/NoPadding");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JCE has no AES/CTR/NoPadding cipher", e);
-        }
+        this(new JceAesCtr());
+    }
+
+    /** A DRBG over another AES-256-CTR implementation (tests inject faults through it). */
+    public CtrDrbg(AesCtr aes) {
+        this.aes = aes;
     }
 
     /** CTR_DRBG_Instantiate_algorithm: seed_material = entropy_input XOR personalization_string. */
     public void instantiate(byte[] entropyInput, byte[] personalization) {
+        keyedForNext = false;
         Arrays.fill(key, (byte) 0);
         Arrays.fill(v, (byte) 0);
         seedFrom(entropyInput, personalization);
@@ -142,12 +148,14 @@ public final class CtrDrbg {
         }
     }
 
-    /** Overwrites the state; the instance must be instantiated again before use. */
+    /** Overwrites the state (the cipher's too); the instance must be instantiated again before use. */
     public void wipe() {
+        instantiated = false;
+        keyedForNext = false;
         Arrays.fill(key, (byte) 0);
         Arrays.fill(v, (byte) 0);
         Arrays.fill(counter, (byte) 0);
-        instantiated = false;
+        aes.wipe();
     }
 
     private void seedFrom(byte[] entropyInput, byte[] xorInput) {
@@ -161,40 +169,41 @@ public final class CtrDrbg {
         reseedCounter = 1;
     }
 
-    /** CTR_DRBG_Update: (K, V) = (keystream(48) XOR providedData). */
+    /**
+     * CTR_DRBG_Update: (K, V) = (keystream(48) XOR providedData), then keys
+     * the cipher with the new state, which also leaves it holding nothing
+     * older.
+     */
     private void update(byte[] providedData) {
-        startKeystream();
-        try {
-            aesCtr.doFinal(providedData, 0, SEED_LENGTH, updateOutput, 0);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-CTR failed", e);
-        }
+        keyed();
+        keyedForNext = false;
+        aes.apply(providedData, 0, SEED_LENGTH, updateOutput, 0);
         System.arraycopy(updateOutput, 0, key, 0, KEY_LENGTH);
         System.arraycopy(updateOutput, KEY_LENGTH, v, 0, BLOCK_LENGTH);
         Arrays.fill(updateOutput, (byte) 0);
+        keyed();
     }
 
-    /** Writes E(K, V+1) || E(K, V+2) || ... and advances V past the blocks used. */
+    /**
+     * Writes E(K, V+1) || E(K, V+2) || ..., having first advanced V past
+     * every block it uses, so that a failure part-way leaves those blocks
+     * behind for good.
+     */
     private void keystream(byte[] out, int offset, int length) {
         if (length == 0) return;
-        startKeystream();
-        try {
-            aesCtr.doFinal(ZEROS, 0, length, out, offset);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-CTR failed", e);
-        }
+        keyed();
+        keyedForNext = false;
         addToV((length + BLOCK_LENGTH - 1) / BLOCK_LENGTH);
+        aes.apply(ZEROS, 0, length, out, offset);
     }
 
-    /** Keys the cipher with K and the counter block V+1. */
-    private void startKeystream() {
+    /** Makes sure the cipher is keyed with K and the counter block V+1. */
+    private void keyed() {
+        if (keyedForNext) return;
         System.arraycopy(v, 0, counter, 0, BLOCK_LENGTH);
         increment(counter, 1);
-        try {
-            aesCtr.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(counter));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-256 is not available", e);
-        }
+        aes.key(key, counter);
+        keyedForNext = true;
     }
 
     private void addToV(long blocks) {

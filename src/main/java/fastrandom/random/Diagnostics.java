@@ -20,6 +20,11 @@ public final class Diagnostics {
 
     /** Prints "fast_random: message" the first time this exact message comes up in the process. */
     public static void warnOnce(String message) {
-        if (WARNED.add(message)) sink.accept("fast_random: " + message);
+        if (WARNED.add(message)) warn(message);
+    }
+
+    /** Prints "fast_random: message" (callers that decide themselves when to warn). */
+    public static void warn(String message) {
+        sink.accept("fast_random: " + message);
     }
 }

@@ -4,10 +4,12 @@ import java.util.Arrays;
 
 /**
  * The default source: a {@link CtrDrbg} seeded from an {@link EntropySource},
- * reseeded when its {@link ReseedPolicy} says so (checked at every request).
+ * reseeded when its {@link ReseedPolicy} says so (checked at every request),
+ * and after any request that failed part-way: whatever state a failure left
+ * behind is never generated from again without fresh seed material.
  */
-final class DrbgSource implements BlockSource {
-    private final CtrDrbg drbg = new CtrDrbg();
+public final class DrbgSource implements BlockSource {
+    private final CtrDrbg drbg;
     private final EntropySource entropy;
     private final ReseedPolicy policy;
     private final byte[] personalization;
@@ -15,18 +17,28 @@ final class DrbgSource implements BlockSource {
     private long bytesSinceSeed;
     private long seededAtNanos;
     private long seeds;
+    private boolean failed;
 
     /** {@code serial}: the generator's number in the process, for the {@link SeedLog}. */
     DrbgSource(EntropySource entropy, ReseedPolicy policy, byte[] personalization, long serial) {
+        this(new CtrDrbg(), entropy, policy, personalization, serial);
+    }
+
+    /** A source over a given DRBG (tests inject faults through its {@link AesCtr}). */
+    public DrbgSource(CtrDrbg drbg, EntropySource entropy, ReseedPolicy policy, byte[] personalization, long serial) {
+        this.drbg = drbg;
         this.entropy = entropy;
         this.policy = policy;
         this.personalization = personalization;
         this.serial = serial;
         byte[] seed = new byte[CtrDrbg.SEED_LENGTH];
-        entropy.fill(seed);
-        drbg.instantiate(seed, personalization);
-        if (SeedLog.recording()) SeedLog.record(SeedLog.Event.INSTANTIATE, serial, seed, drbg);
-        Arrays.fill(seed, (byte) 0);
+        try {
+            entropy.fill(seed);
+            drbg.instantiate(seed, personalization);
+            if (SeedLog.recording()) SeedLog.record(SeedLog.Event.INSTANTIATE, serial, seed, drbg);
+        } finally {
+            Arrays.fill(seed, (byte) 0);
+        }
         markSeeded();
     }
 
@@ -42,18 +54,24 @@ final class DrbgSource implements BlockSource {
 
     @Override
     public void fill(byte[] out, int offset, int length) {
-        if (policy.due(bytesSinceSeed, seededAtNanos, System.nanoTime())) reseed();
+        if (failed || policy.due(bytesSinceSeed, seededAtNanos, System.nanoTime())) reseed();
+        failed = true; // until the request completes
         drbg.generate(out, offset, length, null);
+        failed = false;
         bytesSinceSeed += length;
     }
 
     @Override
     public void reseed() {
         byte[] seed = new byte[CtrDrbg.SEED_LENGTH];
-        entropy.fill(seed);
-        drbg.reseed(seed, personalization);
-        if (SeedLog.recording()) SeedLog.record(SeedLog.Event.RESEED, serial, seed, drbg);
-        Arrays.fill(seed, (byte) 0);
+        try {
+            entropy.fill(seed);
+            drbg.reseed(seed, personalization);
+            if (SeedLog.recording()) SeedLog.record(SeedLog.Event.RESEED, serial, seed, drbg);
+        } finally {
+            Arrays.fill(seed, (byte) 0);
+        }
+        failed = false;
         markSeeded();
     }
 

@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
-import fastrandom.jni.CpuRandom;
 import fastrandom.jni.CpuRandomFailure;
 
 /**
@@ -16,52 +18,80 @@ import fastrandom.jni.CpuRandomFailure;
  * (even one that knew the OS bytes) cannot cancel them: the seed is at least
  * as unpredictable as the OS entropy alone.
  *
- * <p>Where the CPU cannot contribute (no instruction, failed self-test,
- * missing library, not x86), seeds are the OS bytes alone and one warning
- * is printed for the process.
+ * <p>Where the CPU cannot contribute at all (no instruction, failed
+ * self-test, missing library, not x86), seeds are the OS bytes alone and one
+ * warning is printed for the process. When an instruction that works gives
+ * no value for a while (RDSEED runs dry under load; Intel documents it), the
+ * seed takes RDRAND's bytes instead, or the OS bytes alone if RDRAND fails
+ * too, and that instruction is tried again after a back-off (1 s, doubling
+ * up to 10 minutes, reset by a success), with one warning (the process has
+ * one instance).
  */
-final class MixedEntropy implements EntropySource {
+public final class MixedEntropy implements EntropySource {
     static final int CPU_BYTES = 32;
+    static final long FIRST_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final long MAX_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(10);
     private static final byte[] LABEL = "fast_random seed v1".getBytes(StandardCharsets.US_ASCII);
 
     private final EntropySource os;
-    private volatile boolean cpuUsable = true;
+    private final CpuEntropy cpu;
+    private final LongSupplier clock;
+    private final Retry rdseedRetry = new Retry();
+    private final Retry rdrandRetry = new Retry();
+    private final AtomicBoolean warnedOfFailure = new AtomicBoolean();
 
     MixedEntropy(EntropySource os) {
+        this(os, CpuEntropy.HARDWARE, System::nanoTime);
+    }
+
+    /** {@code clock}: nanoseconds, as {@link System#nanoTime()} (tests pass their own). */
+    public MixedEntropy(EntropySource os, CpuEntropy cpu, LongSupplier clock) {
         this.os = os;
+        this.cpu = cpu;
+        this.clock = clock;
     }
 
     @Override
     public void fill(byte[] seed) {
         os.fill(seed);
-        if (!cpuUsable) return;
-        byte[] cpu = new byte[CPU_BYTES];
+        String absent = cpu.unavailableReason();
+        if (absent != null) {
+            Diagnostics.warnOnce("seeding from the OS only, without CPU entropy: " + absent);
+            return;
+        }
+        byte[] bytes = new byte[CPU_BYTES];
         try {
-            if (CpuRandom.rdseed()) {
-                CpuRandom.rdseed(cpu, 0, CPU_BYTES);
-            } else if (CpuRandom.rdrand()) {
-                CpuRandom.rdrand(cpu, 0, CPU_BYTES);
-            } else {
-                giveUp(CpuRandom.unavailableReason(false));
-                return;
-            }
-            mix(seed, cpu);
-        } catch (CpuRandomFailure e) {
-            giveUp(e.getMessage());
+            long now = clock.getAsLong();
+            if (take(bytes, true, now) || take(bytes, false, now)) mix(seed, bytes);
         } finally {
-            Arrays.fill(cpu, (byte) 0);
+            Arrays.fill(bytes, (byte) 0);
         }
     }
 
     @Override
     public String name() {
-        if (!cpuUsable) return os.name();
-        return os.name() + (CpuRandom.rdseed() ? "+RDSEED" : CpuRandom.rdrand() ? "+RDRAND" : "");
+        if (cpu.unavailableReason() != null) return os.name();
+        return os.name() + (cpu.hasRdseed() ? "+RDSEED" : "+RDRAND");
     }
 
-    /** Whether CPU entropy is (still) mixed into seeds. */
-    boolean cpuUsable() {
-        return cpuUsable && (CpuRandom.rdseed() || CpuRandom.rdrand());
+    /** Fills {@code out} from RDSEED (or RDRAND) if it exists and is not backing off; false if it could not. */
+    private boolean take(byte[] out, boolean rdseed, long now) {
+        if (!(rdseed ? cpu.hasRdseed() : cpu.hasRdrand())) return false;
+        Retry retry = rdseed ? rdseedRetry : rdrandRetry;
+        if (!retry.due(now)) return false;
+        try {
+            if (rdseed) cpu.rdseed(out);
+            else cpu.rdrand(out);
+            retry.succeeded();
+            return true;
+        } catch (CpuRandomFailure e) {
+            retry.failed(now);
+            if (warnedOfFailure.compareAndSet(false, true)) {
+                Diagnostics.warn("CPU entropy failed for a seed (" + e.getMessage()
+                        + "); such seeds use RDRAND or the OS alone, and the instruction is tried again later");
+            }
+            return false;
+        }
     }
 
     private static void mix(byte[] seed, byte[] cpu) {
@@ -79,8 +109,22 @@ final class MixedEntropy implements EntropySource {
         Arrays.fill(digest, (byte) 0);
     }
 
-    private void giveUp(String reason) {
-        cpuUsable = false;
-        Diagnostics.warnOnce("seeding from the OS only, without CPU entropy: " + reason);
+    /** When an instruction that failed may be tried again. Thread-safe. */
+    private static final class Retry {
+        private long notBefore;
+        private long backoff; // 0 while it works
+
+        synchronized boolean due(long now) {
+            return backoff == 0 || now - notBefore >= 0;
+        }
+
+        synchronized void failed(long now) {
+            backoff = backoff == 0 ? FIRST_BACKOFF_NANOS : Math.min(backoff * 2, MAX_BACKOFF_NANOS);
+            notBefore = now + backoff;
+        }
+
+        synchronized void succeeded() {
+            backoff = 0;
+        }
     }
 }

@@ -2,6 +2,7 @@ package fastrandom.random;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
 
 import fastrandom.jni.CpuRandom;
 
@@ -20,6 +21,7 @@ public final class ThreadGenerators {
 
     private static volatile EntropySource entropy = new MixedEntropy(OsEntropy.INSTANCE);
     private static volatile ReseedPolicy policy = ReseedPolicy.DEFAULT;
+    private static volatile UnaryOperator<BlockSource> sourceDecorator;
 
     private static final ThreadLocal<BufferedRandom> CURRENT = new ThreadLocal<>();
 
@@ -30,7 +32,10 @@ public final class ThreadGenerators {
         BufferedRandom random = CURRENT.get();
         Backend wanted = backend;
         if (random == null || random.backend() != wanted) {
-            if (random != null) random.wipe();
+            if (random != null) {
+                CURRENT.remove(); // a failed create below must not leave the wiped one in place
+                random.wipe();
+            }
             random = create(wanted);
             CURRENT.set(random);
         }
@@ -77,6 +82,14 @@ public final class ThreadGenerators {
         policy = newPolicy;
     }
 
+    /**
+     * Tests: wraps the source of every generator created from now on (null:
+     * none), to inject faults at chosen fills.
+     */
+    public static void setSourceDecorator(UnaryOperator<BlockSource> decorator) {
+        sourceDecorator = decorator;
+    }
+
     public static long generatorsCreated() {
         return GENERATORS.get();
     }
@@ -102,11 +115,14 @@ public final class ThreadGenerators {
     }
 
     private static BufferedRandom create(Backend wanted) {
+        int epoch = reseedEpoch; // before the seed is taken: a reseed! from now on applies to it
         long serial = GENERATORS.incrementAndGet();
         BlockSource source = wanted == Backend.RDRAND
                 ? new RdrandSource()
                 : new DrbgSource(new DelegatingEntropy(), policy, personalization(serial), serial);
-        return new BufferedRandom(wanted, source, serial);
+        UnaryOperator<BlockSource> decorator = sourceDecorator;
+        if (decorator != null) source = decorator.apply(source);
+        return new BufferedRandom(wanted, source, serial, epoch);
     }
 
     /**
