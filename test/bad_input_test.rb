@@ -94,7 +94,7 @@ class BadInputTest < Minitest::Test
                  methods.sort - %i[prepend_to]
     %i[bytes gen_random random_bytes hex base64 urlsafe_base64 alphanumeric random_number rand].each do |name|
       values = BadInputProbe::CASES.select { |c| c.method == name && c.args.size == 1 && c.kwargs.empty? && c.receiver == :secure_random }
-      assert_equal BadInputProbe::VALUES.size, values.size, "#{name} gets every value"
+      assert_empty BadInputProbe::VALUES - values.map { |c| c.args.first }, "#{name} gets every value"
     end
   end
 end

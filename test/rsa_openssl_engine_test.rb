@@ -13,6 +13,7 @@ class RsaOpenSslEngineTest < Minitest::Test
 
   Engine = Java::FastrandomRsa::OpenSslRsaEngine
   LibCrypto = Java::FastrandomJni::LibCrypto
+  LibCryptoException = Java::FastrandomJni::LibCryptoException
 
   def self.engine_class
     Engine
@@ -101,23 +102,49 @@ class RsaOpenSslEngineTest < Minitest::Test
       refute_respond_to LibCrypto, name
       assert_raises(NoMethodError) { LibCrypto.public_send(name, 1, nil, 256) }
     end
-    assert_raises(RsaEngineException) { LibCrypto.new_private_key(1, nil, nil, nil, nil, nil, nil, nil) }
+    assert_raises(LibCryptoException) { LibCrypto.new_private_key(1, nil, nil, nil, nil, nil, nil, nil) }
     key = RsaTestKeys.key(1024, 65_537)
     native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv)
     input = ([0] * 127 + [3]).pack("C*").to_java_bytes
     assert_equal 3.pow(key.d, key.n), java.math.BigInteger.new(1, native.private_raw(input)).to_i
     # Wrong lengths are refused in C, not read past.
-    assert_raises(RsaEngineException) { native.private_raw([1, 2, 3].pack("C*").to_java_bytes) }
-    assert_raises(RsaEngineException) { native.private_raw(nil) }
+    assert_raises(LibCryptoException) { native.private_raw([1, 2, 3].pack("C*").to_java_bytes) }
+    assert_raises(LibCryptoException) { native.private_raw(nil) }
     native.close
     native.close
     assert_nil native.private_raw(input)
     assert_nil native.public_raw(input)
 
     public_key = LibCrypto.new_public_key(key.n, key.e)
-    assert_raises(RsaEngineException) { public_key.private_raw(input) }
+    assert_raises(LibCryptoException) { public_key.private_raw(input) }
     assert_equal 3.pow(key.e, key.n), java.math.BigInteger.new(1, public_key.public_raw(input)).to_i
     public_key.close
+  end
+
+  # Below the engine's consistency check: a native key built from a
+  # corrupted CRT exponent stands for a fault during the exponentiation. The
+  # result is checked with the public exponent in C and never returned.
+  def test_a_faulty_private_result_is_never_returned
+    key = RsaTestKeys.key(1024, 65_537)
+    input = ([0] * 127 + [5]).pack("C*").to_java_bytes
+    raised = 0
+    [{ dp: key.dp ^ 2 }, { dq: key.dq ^ 8 }, { d: key.d ^ 2, dp: key.dp ^ 2 }].each do |corruption|
+      bad = key.with(**corruption)
+      native = LibCrypto.new_private_key(bad.n, bad.e, bad.d, bad.p, bad.q, bad.dp, bad.dq, bad.qinv)
+      begin
+        result = native.private_raw(input)
+        # OpenSSL's own check may already have recomputed it without CRT: then it is right.
+        assert_equal 5.pow(key.d, key.n), java.math.BigInteger.new(1, result).to_i, corruption.inspect
+      rescue LibCryptoException => e
+        assert_match(/public-exponent check/, e.message)
+        [key.p, key.q, key.d].each { |secret| refute_includes e.message, secret.to_s(16) }
+        raised += 1
+      ensure
+        native.close
+      end
+    end
+    # With d corrupted too, OpenSSL's own fallback (non-CRT with d) is wrong as well: only our check stops it.
+    assert_operator raised, :>=, 1
   end
 
   def test_a_key_closed_while_in_use_is_freed_after_the_call

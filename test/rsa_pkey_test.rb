@@ -346,4 +346,29 @@ class RsaPKeyTest < Minitest::Test
     assert_operator Java::FastrandomJni::LibCrypto.live_keys, :>=, keys.size, engine if engine == :openssl
     nil
   end
+
+  # Two keys sharing one modulus object (set_key(k1.n, ...)) whose public
+  # exponents' Java hashes collide: each key gets its own results, never the
+  # other's cached native key.
+  def test_keys_sharing_a_modulus_never_get_each_others_native_key
+    ref = reference.select { |r| r["e"] == 65_537 }.min_by { |r| r["bits"] }
+    k1 = ref["key"]
+    e2 = 8_590_000_067 # BigInteger#hashCode equal to 65537's
+    lambda = (k1.p.to_i - 1).lcm(k1.q.to_i - 1)
+    d2 = OpenSSL::BN.new(e2).mod_inverse(lambda).to_i
+    k2 = RSA.new
+    k2.set_key(k1.n, OpenSSL::BN.new(e2), OpenSSL::BN.new(d2))
+    k2.set_factors(k1.p, k1.q)
+    k2.set_crt_params(OpenSSL::BN.new(d2 % (k1.p.to_i - 1)), OpenSSL::BN.new(d2 % (k1.q.to_i - 1)), k1.iqmp)
+    bytes = k1.n.num_bytes
+    block = ->(x) { [x.to_s(16).rjust(2 * bytes, "0")].pack("H*") }
+    each_engine do |engine|
+      [k1, k2].each { |k| k.public_encrypt(block[2], RSA::NO_PADDING) && k.sign("SHA256", MESSAGE) } # both cached
+      assert_equal block[3.pow(e2, k1.n.to_i)], k2.public_encrypt(block[3], RSA::NO_PADDING), engine
+      assert_equal block[3.pow(d2, k1.n.to_i)], k2.private_encrypt(block[3], RSA::NO_PADDING), engine
+      assert k2.verify("SHA256", k2.sign("SHA256", MESSAGE), MESSAGE), engine
+      assert_equal stock { k2.sign("SHA256", MESSAGE) }, k2.sign("SHA256", MESSAGE), engine
+      assert_equal unhex(ref["sign"]["SHA256"]), k1.sign("SHA256", MESSAGE), engine
+    end
+  end
 end

@@ -118,9 +118,9 @@ static void wipe(void *buffer, size_t length)
     while (length--) *p++ = 0;
 }
 
-static void throw_engine(JNIEnv *env, const char *message)
+static void throw_libcrypto(JNIEnv *env, const char *message)
 {
-    jclass cls = (*env)->FindClass(env, "fastrandom/rsa/RsaEngineException");
+    jclass cls = (*env)->FindClass(env, "fastrandom/jni/LibCryptoException");
     if (cls != NULL) (*env)->ThrowNew(env, cls, message);
 }
 
@@ -133,7 +133,7 @@ static void throw_openssl(JNIEnv *env, const char *what)
     if (code != 0) crypto.ERR_error_string_n(code, detail, sizeof detail);
     crypto.ERR_clear_error();
     snprintf(message, sizeof message, "%s: %s", what, detail);
-    throw_engine(env, message);
+    throw_libcrypto(env, message);
 }
 
 static const char *open_libcrypto(void)
@@ -191,7 +191,7 @@ static struct rsa_key *new_public_half(JNIEnv *env, jbyteArray n_bytes, jbyteArr
     struct rsa_key *key = calloc(1, sizeof *key);
     BN_CTX *ctx = NULL;
     if (key == NULL) {
-        throw_engine(env, "out of memory for an RSA key");
+        throw_libcrypto(env, "out of memory for an RSA key");
         return NULL;
     }
     key->n = bignum_from_java(env, n_bytes);
@@ -202,7 +202,7 @@ static struct rsa_key *new_public_half(JNIEnv *env, jbyteArray n_bytes, jbyteArr
     }
     int bits = crypto.BN_num_bits(key->n);
     if (bits < 2 || bits > MAX_MODULUS_BYTES * 8 || !crypto.BN_is_odd(key->n)) {
-        throw_engine(env, "RSA key: the modulus must be odd and at most 16384 bits");
+        throw_libcrypto(env, "RSA key: the modulus must be odd and at most 16384 bits");
         goto fail;
     }
     key->bytes = (bits + 7) / 8;
@@ -224,7 +224,7 @@ static struct rsa_key *key_from_handle(JNIEnv *env, jlong handle, int need_priva
 {
     struct rsa_key *key = (struct rsa_key *) (intptr_t) handle;
     if (key == NULL || key->magic != KEY_MAGIC || (need_private && key->rsa == NULL)) {
-        throw_engine(env, "not a live RSA key handle");
+        throw_libcrypto(env, "not a live RSA key handle");
         return NULL;
     }
     return key;
@@ -234,7 +234,7 @@ static struct rsa_key *key_from_handle(JNIEnv *env, jlong handle, int need_priva
 static int read_input(JNIEnv *env, struct rsa_key *key, jbyteArray input, jint modulus_bytes, unsigned char *buffer)
 {
     if (input == NULL || modulus_bytes != key->bytes || (*env)->GetArrayLength(env, input) != key->bytes) {
-        throw_engine(env, "RSA input must be exactly as long as the modulus");
+        throw_libcrypto(env, "RSA input must be exactly as long as the modulus");
         return 0;
     }
     (*env)->GetByteArrayRegion(env, input, 0, key->bytes, (jbyte *) buffer);
@@ -305,7 +305,7 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPublicKey(JNIEnv *env, 
     (void) cls;
     const char *failure = open_libcrypto();
     if (failure != NULL) {
-        throw_engine(env, failure);
+        throw_libcrypto(env, failure);
         return 0;
     }
     return (jlong) (intptr_t) new_public_half(env, n, e);
@@ -318,7 +318,7 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     (void) cls;
     const char *failure = open_libcrypto();
     if (failure != NULL) {
-        throw_engine(env, failure);
+        throw_libcrypto(env, failure);
         return 0;
     }
     struct rsa_key *key = new_public_half(env, n, e);
@@ -360,7 +360,7 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     }
     rsa_dmp1 = rsa_dmq1 = rsa_iqmp = NULL;
     if (crypto.RSA_test_flags(rsa, RSA_FLAG_NO_BLINDING)) {
-        throw_engine(env, "RSA key: OpenSSL turned blinding off");
+        throw_libcrypto(env, "RSA key: OpenSSL turned blinding off");
         goto fail;
     }
     key->rsa = rsa;
@@ -409,7 +409,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateRaw(JNIEnv *en
     } else if (!public_exp(key, out, check, &too_large) || too_large) {
         throw_openssl(env, "RSA private operation: the public-exponent check could not run");
     } else if (!same_bytes(check, in, key->bytes)) {
-        throw_engine(env, "RSA private operation: the result failed the public-exponent check (computation fault); nothing was returned");
+        throw_libcrypto(env, "RSA private operation: the result failed the public-exponent check (computation fault); nothing was returned");
     } else {
         result = to_java(env, out, key->bytes);
     }
@@ -431,7 +431,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRaw(JNIEnv *env
     int too_large = 0;
     if (!read_input(env, key, input, modulus_bytes, in)) return NULL;
     if (!public_exp(key, in, out, &too_large)) {
-        if (too_large) throw_engine(env, "RSA public operation: the input is not less than the modulus");
+        if (too_large) throw_libcrypto(env, "RSA public operation: the input is not less than the modulus");
         else throw_openssl(env, "RSA public operation failed");
         return NULL;
     }
@@ -448,11 +448,11 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRawStateless(JN
     (void) cls;
     const char *failure = open_libcrypto();
     if (failure != NULL) {
-        throw_engine(env, failure);
+        throw_libcrypto(env, failure);
         return NULL;
     }
     if (modulus_bytes < 1 || modulus_bytes > MAX_MODULUS_BYTES) {
-        throw_engine(env, "RSA public operation: bad modulus length");
+        throw_libcrypto(env, "RSA public operation: bad modulus length");
         return NULL;
     }
     unsigned char out[MAX_MODULUS_BYTES];
@@ -469,7 +469,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRawStateless(JN
     if (r == NULL || n == NULL || e == NULL || base == NULL) {
         throw_openssl(env, "RSA public operation failed");
     } else if (crypto.BN_num_bits(n) > modulus_bytes * 8 || crypto.BN_ucmp(base, n) >= 0 || !crypto.BN_is_odd(n)) {
-        throw_engine(env, "RSA public operation: bad modulus or input");
+        throw_libcrypto(env, "RSA public operation: bad modulus or input");
     } else if (!crypto.BN_mod_exp(r, base, e, n, ctx) || crypto.BN_bn2binpad(r, out, modulus_bytes) != modulus_bytes) {
         throw_openssl(env, "RSA public operation failed");
     } else {

@@ -4,31 +4,60 @@ module FastRandom
   # Points OpenSSL::Random.random_bytes at fast_random's generators, and
   # OpenSSL::PKey::RSA at fast_random's RSA engines (FastRandom::RSA), once
   # jruby-openssl is loaded, whether that happens before or after fast_random.
-  # fast_random never loads openssl itself: while OpenSSL::Random is not
-  # defined, every require checks for it afterwards (one constant lookup).
+  # fast_random never loads openssl itself: while it is not loaded, every
+  # require checks for it once the outermost require returns (jruby-openssl's
+  # own files require one another, and it is complete only then).
   module OpenSSLHook
-    def self.install
-      return true if @installed
-      return false unless defined?(::OpenSSL::Random)
+    DEPTH = :__fast_random_require_depth
 
-      # Marked first: loading FastRandom::RSA requires jars, which comes
-      # back through Require#require.
-      @installed = true
-      OpenSSLRandomMethods.prepend_to(::OpenSSL::Random)
-      RSA.install
-      true
-    end
+    class << self
+      def install
+        return true if @installed
+        return false unless defined?(::OpenSSL::PKey::RSA) && defined?(::OpenSSL::Random)
 
-    def self.installed?
-      @installed == true
-    end
+        @installed = true
+        OpenSSLRandomMethods.prepend_to(::OpenSSL::Random)
+        begin
+          RSA.install
+        rescue Exception => e # rubocop:disable Lint/RescueException -- Java errors too: require "openssl" must not fail
+          warn "fast_random: RSA stays on jruby-openssl's Java code (installing fast_random's RSA failed: " \
+               "#{e.class}: #{e.message})"
+        end
+        true
+      end
 
-    # Prepended to Kernel (and its singleton, for Kernel.require).
-    module Require
-      def require(feature)
-        loaded = super
-        OpenSSLHook.install unless OpenSSLHook.installed?
+      def installed?
+        @installed == true
+      end
+
+      # Runs a require (the block), then installs if openssl has arrived and
+      # this was the outermost require of the fiber.
+      def around_require
+        depth = Thread.current[DEPTH] || 0
+        Thread.current[DEPTH] = depth + 1
+        begin
+          loaded = yield
+        ensure
+          Thread.current[DEPTH] = depth
+        end
+        install if depth.zero? && !installed?
         loaded
+      end
+    end
+
+    # Prepended to Kernel: private, as Kernel#require is.
+    module Require
+      private
+
+      def require(feature)
+        OpenSSLHook.around_require { super }
+      end
+    end
+
+    # Prepended to Kernel's singleton class: public, as Kernel.require is.
+    module KernelRequire
+      def require(feature)
+        OpenSSLHook.around_require { super }
       end
     end
   end
@@ -36,5 +65,5 @@ end
 
 unless FastRandom::OpenSSLHook.install
   Kernel.prepend(FastRandom::OpenSSLHook::Require)
-  Kernel.singleton_class.prepend(FastRandom::OpenSSLHook::Require)
+  Kernel.singleton_class.prepend(FastRandom::OpenSSLHook::KernelRequire)
 end

@@ -16,7 +16,9 @@ module FastRandom
   # self-test; if neither does, RSA stays on :java with one warning.
   #
   # Loaded when openssl is (before or after fast_random), or when this
-  # module is first used; never by `require "fast_random"` alone.
+  # module is first used; never by `require "fast_random"` alone. Every
+  # method works before openssl is loaded: installed? is false, an engine
+  # chosen then is applied when openssl arrives.
   module RSA
     ENGINES = %i[openssl gmp java].freeze
 
@@ -61,14 +63,15 @@ module FastRandom
       # OpenSSL::PKey::RSA's PSS methods, which no provider reaches.
       def install
         Native.install
-        ::OpenSSL::PKey::RSA.then { |rsa| PSSMethods.prepend_to(rsa) unless rsa.ancestors.include?(PSSMethods) }
         true
       end
 
       # Gives jruby-openssl back its own provider (for comparisons in tests
       # and benchmarks; FastRandom::RSA.engine = :java is the usual switch).
+      # Nothing to do before openssl is loaded.
       def uninstall
-        Native.uninstall
+        Native.uninstall if defined?(::OpenSSL::PKey::RSA)
+        nil
       end
     end
   end

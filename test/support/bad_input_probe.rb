@@ -28,16 +28,17 @@ module BadInputProbe
   # receiver: :secure_random or :openssl; needs: as in MriProbe::FEATURES;
   # unbounded: nil, or why the reference Rubies are not asked (they never
   # return) and what fast_random does instead: {reason:, raises:} (raises:
-  # nil for "any Ruby result or exception").
-  Case = Struct.new(:receiver, :method, :args, :kwargs, :needs, :unbounded) do
+  # nil for "any Ruby result or exception"); expect: where a numeric
+  # result must lie (recorded as in_range, compared like the rest).
+  Case = Struct.new(:receiver, :method, :args, :kwargs, :needs, :unbounded, :expect) do
     def label
       parts = args.map(&:inspect) + kwargs.map { |k, v| "#{k}: #{v.inspect}" }
       "#{receiver == :openssl ? 'OpenSSL::Random' : 'SecureRandom'}.#{method}(#{parts.join(', ')})"
     end
   end
 
-  def self.c(method, *args, receiver: :secure_random, needs: nil, unbounded: nil, **kwargs)
-    Case.new(receiver, method, args, kwargs, needs, unbounded)
+  def self.c(method, *args, receiver: :secure_random, needs: nil, unbounded: nil, expect: nil, **kwargs)
+    Case.new(receiver, method, args, kwargs, needs, unbounded, expect)
   end
 
   # alphanumeric(n) builds its string piece by piece (MRI's choose), so for
@@ -82,6 +83,11 @@ module BadInputProbe
     c(:uuid_v7, 1, needs: "uuid_v7"), c(:uuid_v7, 1, 2, needs: "uuid_v7"), c(:alphanumeric, 1, 2),
     c(:random_number, 1, 2), c(:rand, 1, 2, 3),
     c(:random_bytes, receiver: :openssl), c(:random_bytes, 1, 2, receiver: :openssl),
+    # Empty ranges whose span overflows: MRI returns a Float in [0, 1).
+    c(:random_number, 0...-(2**63), expect: 0.0...1.0), c(:random_number, 0..-(2**63) - 1, expect: 0.0...1.0),
+    c(:random_number, Float::MAX..-Float::MAX, expect: 0.0...1.0),
+    c(:random_number, Float::MAX...-Float::MAX, expect: 0.0...1.0),
+    c(:random_number, -Float::MAX..Float::MAX, expect: -Float::MAX..Float::MAX),
     # Keyword typos, and keywords where there are none.
     c(:uuid_v7, extra_timestamp_bit: 1, needs: "uuid_v7"), c(:uuid_v7, extra_timestamp_bits: 1, x: 2, needs: "uuid_v7"),
     c(:alphanumeric, 5, char: %w[a b], needs: "alphanumeric(chars:)"), c(:alphanumeric, 5, chars: %w[a], n: 3, needs: "alphanumeric(chars:)"),
@@ -102,7 +108,7 @@ module BadInputProbe
     return { "skipped" => kase.unbounded[:reason] } if kase.unbounded && !defined?(FastRandom)
 
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-    record = MriProbe.record(MriProbe::Case.new(kase.method, kase.args, kase.kwargs, nil, kase.needs), receiver(kase))
+    record = MriProbe.record(MriProbe::Case.new(kase.method, kase.args, kase.kwargs, kase.expect, kase.needs), receiver(kase))
     record.merge("seconds" => Process.clock_gettime(Process::CLOCK_MONOTONIC) - started)
   end
 

@@ -82,19 +82,46 @@ module RsaEngineContract
     end
   end
 
-  # A computation fault must never hand out a wrong private result (which
-  # would give away a prime): a key whose CRT exponent or d is corrupted
-  # gets the right answer or an error, and the error names no secret.
+  # A key whose CRT exponents or d were corrupted (what a fault in memory
+  # would do) never gives a wrong private result, which would give away a
+  # prime: the engine refuses it (InconsistentKeyException, so stock code
+  # fails on it as it does without fast_random) and the error names no
+  # secret. (The check on each result, for faults during the computation,
+  # is tested below the engine, where a corrupted key can reach it.)
   def test_wrong_results_never_leave_the_engine
     key = RsaTestKeys.key(1024, 65_537)
-    expected = 12_345.pow(key.d, key.n)
-    [key.with(dp: key.dp ^ 2), key.with(dq: key.dq ^ 8), key.with(d: key.d ^ 2, dp: key.dp ^ 2)].each do |bad|
-      begin
-        assert_equal expected, engine.private_operation(bad.engine_key, 12_345)
-      rescue RsaEngineException => e
-        assert_match(/public-exponent check/, e.message)
-        [key.p, key.q, key.d, key.dp].each { |secret| refute_includes e.message, secret.to_s(16) }
-      end
+    [key.with(dp: key.dp ^ 2), key.with(dq: key.dq ^ 8), key.with(d: key.d ^ 2, dp: key.dp ^ 2),
+     key.with(qinv: key.qinv ^ 4), key.with(p: key.q, q: key.p)].each do |bad|
+      e = assert_raises(Java::FastrandomRsa::InconsistentKeyException) { engine.private_operation(bad.engine_key, 12_345) }
+      [key.p, key.q, key.d, key.dp].each { |secret| refute_includes e.message, secret.to_s(16) }
     end
+  end
+
+  # The per-key cache answers only for the very same key values: another key
+  # behind the same identity, or a public exponent whose Java hash collides
+  # with the cached one's (65537 and 8590000067), gets its own result.
+  def test_the_key_cache_matches_complete_key_values
+    a = RsaTestKeys.key(1024, 65_537)
+    b = RsaTestKeys.key(2048, 65_537)
+    identity = Java::JavaLang::Object.new
+    assert_equal 7.pow(a.d, a.n), engine.private_operation(a.engine_key(identity), 7)
+    assert_equal 7.pow(b.d, b.n), engine.private_operation(b.engine_key(identity), 7)
+    assert_equal 7.pow(a.d, a.n), engine.private_operation(a.engine_key(identity), 7)
+
+    colliding = 8_590_000_067
+    assert_equal java.math.BigInteger.new("65537").hashCode, java.math.BigInteger.new(colliding.to_s).hashCode
+    modulus = java.math.BigInteger.new(a.n.to_s) # one instance: the public cache's identity
+    assert_equal 3.pow(65_537, a.n), engine.public_operation(modulus, 65_537, 3).to_i
+    assert_equal 3.pow(colliding, a.n), engine.public_operation(modulus, colliding, 3).to_i
+  end
+
+  # Equal values in new instances (a key object rebuilt from the same
+  # numbers) still find the cached native key.
+  def test_equal_key_values_in_new_instances_hit_the_cache
+    key = RsaTestKeys.key(1024, 65_537)
+    identity = Java::JavaLang::Object.new
+    3.times { assert_equal 5.pow(key.d, key.n), engine.private_operation(key.engine_key(identity), 5) }
+    hits, misses, = engine.private_key_cache.stats.to_a
+    assert_equal [2, 1], [hits, misses]
   end
 end

@@ -85,9 +85,11 @@ final class RandomNumber {
             if (spanFloat != null) {
                 double max = spanFloat;
                 if (Double.isInfinite(max)) {
-                    // The span overflows a double: draw around the midpoint at half scale, as MRI does.
+                    // The span overflows a double: draw around the midpoint at half scale, as MRI does;
+                    // an empty range (end below begin) gives nil there too.
                     double min = finite(context, toFloat(context, begin)) / 2.0;
                     double half = finite(context, toFloat(context, end)) / 2.0;
+                    if (half - min <= 0.0) return null;
                     double mid = half + min;
                     double r = exclusive ? random.nextDouble() : random.nextDoubleInclusive();
                     return RubyFloat.newFloat(runtime, (r - 0.5) * (half - min) * 2 + mid);
@@ -118,7 +120,9 @@ final class RandomNumber {
     /** A uniform Integer in [0, span] (or [0, span) when exclusive); null for an empty range. */
     private static IRubyObject integerOffset(ThreadContext context, BufferedRandom random, IRubyObject span, boolean exclusive) {
         if (span instanceof RubyFixnum) {
-            long max = ((RubyFixnum) span).getLongValue() - (exclusive ? 1 : 0);
+            long spanValue = ((RubyFixnum) span).getLongValue();
+            if (spanValue < 0) return null; // before subtracting: Long.MIN_VALUE - 1 would wrap around
+            long max = spanValue - (exclusive ? 1 : 0);
             if (max < 0) return null;
             if (max == Long.MAX_VALUE) return RubyFixnum.newFixnum(context.runtime, random.nextLong() >>> 1);
             return RubyFixnum.newFixnum(context.runtime, random.nextLong(max + 1));

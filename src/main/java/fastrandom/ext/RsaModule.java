@@ -67,10 +67,15 @@ public final class RsaModule {
         return stats;
     }
 
-    /** Puts the engines into jruby-openssl (openssl must be loaded). */
+    /**
+     * Puts the engines into jruby-openssl (openssl must be loaded), and
+     * fast_random's PSS methods on {@code OpenSSL::PKey::RSA} (see {@link RsaPssMethods}).
+     */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
-        RsaHook.install(context.runtime.getJRubyClassLoader());
+        Ruby runtime = context.runtime;
+        RsaHook.install(runtime.getJRubyClassLoader());
+        RsaPssMethods.install(runtime.getClassFromPath("OpenSSL::PKey::RSA"));
         return context.nil;
     }
 

@@ -5,6 +5,10 @@ import java.security.PublicKey;
 import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
 
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
 import org.bouncycastle.crypto.Digest;
 import org.jruby.Ruby;
 import org.jruby.RubyFixnum;
@@ -13,6 +17,9 @@ import org.jruby.RubyModule;
 import org.jruby.RubyString;
 import org.jruby.RubySymbol;
 import org.jruby.anno.JRubyMethod;
+import org.jruby.internal.runtime.methods.DynamicMethod;
+import org.jruby.internal.runtime.methods.JavaMethod;
+import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
@@ -23,8 +30,8 @@ import fastrandom.rsa.jca.RsaHook;
 import fastrandom.rsa.jca.PssSigning;
 
 /**
- * {@code FastRandom::RSA::PSSMethods}, prepended to {@code OpenSSL::PKey::RSA}:
- * the PSS forms of its signing methods ({@code sign_pss}, {@code verify_pss},
+ * Methods of {@code OpenSSL::PKey::RSA}, put in place of jruby-openssl's own
+ * when openssl is loaded ({@link #install}): the PSS forms of its signing methods ({@code sign_pss}, {@code verify_pss},
  * and {@code sign}, {@code verify}, {@code sign_raw}, {@code verify_raw} with
  * {@code "rsa_padding_mode" => "pss"}), which jruby-openssl computes with a
  * BouncyCastle engine of its own that no provider reaches.
@@ -33,7 +40,14 @@ import fastrandom.rsa.jca.PssSigning;
  * arguments are of the forms below, read as jruby-openssl reads them (the
  * same salt lengths and defaults); every other call, and every call on the
  * {@code :java} engine, goes to jruby-openssl's own method, so conversions,
- * errors and odd forms stay exactly stock. PSS signatures are randomized,
+ * errors and odd forms stay exactly stock.
+ *
+ * <p>They replace jruby-openssl's methods in place, as an alias chain
+ * would, rather than being prepended: so a method redefined on the class
+ * afterwards replaces ours and sees every call, a polyfill that aliases the
+ * method and wraps it calls ours through its alias, and a module prepended
+ * to the class (before or after) wraps ours, all as on stock JRuby. (Behind a
+ * prepended module, an alias chain would call itself forever.) PSS signatures are randomized,
  * so "the same" means the same salt length, digests and verdicts.
  *
  * <ul>
@@ -48,24 +62,45 @@ import fastrandom.rsa.jca.PssSigning;
  * </ul>
  */
 public final class RsaPssMethods {
-    private static final StockMethods STOCK = new StockMethods();
+    private static final String[] NAMES = {"sign_pss", "verify_pss", "sign", "verify", "sign_raw", "verify_raw"};
+    /** Where the replaced methods are kept, on OpenSSL::PKey::RSA. */
+    private static final String STOCK = "fast_random_stock_methods";
 
     /** How a missing salt length defaults, per method (jruby-openssl's choices). */
     private enum DefaultSalt { DIGEST, MAX }
 
     private RsaPssMethods() {}
 
-    static RubyModule define(Ruby runtime, RubyModule rsa) {
-        RubyModule methods = rsa.defineOrGetModuleUnder("PSSMethods");
-        methods.defineAnnotatedMethods(RsaPssMethods.class);
-        return methods;
+    /**
+     * Puts these methods on {@code rsaClass} (OpenSSL::PKey::RSA) in place of
+     * jruby-openssl's, which are kept to hand calls to, as an alias chain
+     * keeps the method it replaces. Done once; openssl must be loaded.
+     */
+    static void install(RubyModule rsaClass) {
+        RubyModule methodLocation = rsaClass.getMethodLocation(); // past modules prepended to the class
+        synchronized (rsaClass) {
+            if (rsaClass.getInternalVariables().getInternalVariable(STOCK) != null) return;
+            Map<String, DynamicMethod> stock = new HashMap<>();
+            for (String name : NAMES) {
+                DynamicMethod method = methodLocation.getMethods().get(name);
+                if (method == null) throw new IllegalStateException("jruby-openssl's OpenSSL::PKey::RSA has no " + name);
+                stock.put(name, method);
+            }
+            rsaClass.getInternalVariables().setInternalVariable(STOCK, Collections.unmodifiableMap(stock));
+            rsaClass.defineAnnotatedMethods(RsaPssMethods.class);
+            // A method already redefined (a polyfill loaded before us) stays as it is, for every call.
+            for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
+                if (!(entry.getValue() instanceof JavaMethod)) methodLocation.addMethod(entry.getKey(), entry.getValue());
+            }
+        }
     }
 
-    /** {@code prepend_to(OpenSSL::PKey::RSA)}. */
-    @JRubyMethod(name = "prepend_to", meta = true)
-    public static IRubyObject prepend_to(ThreadContext context, IRubyObject self, IRubyObject target) {
-        STOCK.prependToModule((RubyModule) target, (RubyModule) self);
-        return target;
+    /** Calls jruby-openssl's own {@code name}, the method ours replaced. */
+    @SuppressWarnings("unchecked")
+    private static IRubyObject stock(ThreadContext context, IRubyObject self, String name, IRubyObject[] args) {
+        RubyModule rsaClass = context.runtime.getClassFromPath("OpenSSL::PKey::RSA");
+        Map<String, DynamicMethod> stock = (Map<String, DynamicMethod>) rsaClass.getInternalVariables().getInternalVariable(STOCK);
+        return stock.get(name).call(context, self, rsaClass, name, args, Block.NULL_BLOCK);
     }
 
     /** {@code sign_pss(digest, data, salt_length:, mgf1_hash:)}. */
@@ -74,7 +109,7 @@ public final class RsaPssMethods {
         RSAPrivateCrtKey key = privateKey(self);
         Options options = key == null || args.length < 2 || args.length > 3 ? null
                 : Options.fromKeywords(context, args[0], args.length == 3 ? args[2] : context.nil, DefaultSalt.MAX, false, key.getModulus().bitLength());
-        if (options == null || !(args[1] instanceof RubyString)) return STOCK.call(context, self, "sign_pss", args);
+        if (options == null || !(args[1] instanceof RubyString)) return stock(context, self, "sign_pss", args);
         return sign(context, key, options, (RubyString) args[1], false);
     }
 
@@ -85,7 +120,7 @@ public final class RsaPssMethods {
         Options options = key == null || args.length < 3 || args.length > 4 ? null
                 : Options.fromKeywords(context, args[0], args.length == 4 ? args[3] : context.nil, DefaultSalt.DIGEST, true, key.getModulus().bitLength());
         if (options == null || !(args[1] instanceof RubyString) || !(args[2] instanceof RubyString)) {
-            return STOCK.call(context, self, "verify_pss", args);
+            return stock(context, self, "verify_pss", args);
         }
         return verify(context, key, options, (RubyString) args[1], (RubyString) args[2], false);
     }
@@ -95,7 +130,7 @@ public final class RsaPssMethods {
     public static IRubyObject sign(ThreadContext context, IRubyObject self, IRubyObject[] args) {
         RSAPrivateCrtKey key = args.length == 3 && isPss(args[2]) ? privateKey(self) : null;
         Options options = key == null ? null : Options.fromHash(context, args[0], args[2], DefaultSalt.MAX, key.getModulus().bitLength());
-        if (options == null || !(args[1] instanceof RubyString)) return STOCK.call(context, self, "sign", args);
+        if (options == null || !(args[1] instanceof RubyString)) return stock(context, self, "sign", args);
         return sign(context, key, options, (RubyString) args[1], false);
     }
 
@@ -105,7 +140,7 @@ public final class RsaPssMethods {
         RSAPublicKey key = args.length == 4 && isPss(args[3]) ? publicKey(self) : null;
         Options options = key == null ? null : Options.fromHash(context, args[0], args[3], DefaultSalt.DIGEST, key.getModulus().bitLength());
         if (options == null || !(args[1] instanceof RubyString) || !(args[2] instanceof RubyString)) {
-            return STOCK.call(context, self, "verify", args);
+            return stock(context, self, "verify", args);
         }
         return verify(context, key, options, (RubyString) args[1], (RubyString) args[2], false);
     }
@@ -115,7 +150,7 @@ public final class RsaPssMethods {
     public static IRubyObject sign_raw(ThreadContext context, IRubyObject self, IRubyObject[] args) {
         RSAPrivateCrtKey key = args.length == 3 && isPss(args[2]) ? privateKey(self) : null;
         Options options = key == null ? null : Options.fromHash(context, args[0], args[2], DefaultSalt.DIGEST, key.getModulus().bitLength());
-        if (options == null || !isHashOf(args[1], options)) return STOCK.call(context, self, "sign_raw", args);
+        if (options == null || !isHashOf(args[1], options)) return stock(context, self, "sign_raw", args);
         return sign(context, key, options, (RubyString) args[1], true);
     }
 
@@ -125,7 +160,7 @@ public final class RsaPssMethods {
         RSAPublicKey key = args.length == 4 && isPss(args[3]) ? publicKey(self) : null;
         Options options = key == null ? null : Options.fromHash(context, args[0], args[3], DefaultSalt.DIGEST, key.getModulus().bitLength());
         if (options == null || !(args[1] instanceof RubyString) || !isHashOf(args[2], options)) {
-            return STOCK.call(context, self, "verify_raw", args);
+            return stock(context, self, "verify_raw", args);
         }
         return verify(context, key, options, (RubyString) args[1], (RubyString) args[2], true);
     }

@@ -29,8 +29,7 @@ public final class SecureRandomMethods {
     private static final Base64.Encoder URLSAFE_BASE64 = Base64.getUrlEncoder();
     private static final Base64.Encoder URLSAFE_BASE64_UNPADDED = Base64.getUrlEncoder().withoutPadding();
 
-    /** SecureRandom's own methods, for arguments we leave to them. */
-    static final StockMethods STOCK = new StockMethods();
+    static final String PATH = "FastRandom::SecureRandomMethods";
 
     private SecureRandomMethods() {}
 
@@ -43,7 +42,7 @@ public final class SecureRandomMethods {
     /** {@code prepend_to(SecureRandom)}: puts these methods in front of its own. */
     @JRubyMethod(name = "prepend_to", meta = true)
     public static IRubyObject prepend_to(ThreadContext context, IRubyObject self, IRubyObject target) {
-        STOCK.prependOver(target, (RubyModule) self);
+        target.getSingletonClass().prependModule((RubyModule) self);
         return target;
     }
 
@@ -125,7 +124,7 @@ public final class SecureRandomMethods {
     @JRubyMethod(name = "urlsafe_base64")
     public static IRubyObject urlsafe_base64(ThreadContext context, IRubyObject self, IRubyObject n, IRubyObject padding) {
         if (!n.isNil() && !ByteCount.isInteger(n)) {
-            return STOCK.call(context, self, "urlsafe_base64", n, padding);
+            return Super.call(context, self, PATH, "urlsafe_base64", n, padding);
         }
         return encoded(context, Call.URLSAFE_BASE64, padding.isTrue() ? URLSAFE_BASE64 : URLSAFE_BASE64_UNPADDED, n);
     }
@@ -261,6 +260,6 @@ public final class SecureRandomMethods {
     }
 
     private static IRubyObject callSuper(ThreadContext context, IRubyObject self, String name, IRubyObject arg) {
-        return STOCK.call(context, self, name, arg);
+        return Super.call(context, self, PATH, name, arg);
     }
 }

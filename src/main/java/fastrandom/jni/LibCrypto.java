@@ -1,6 +1,5 @@
 package fastrandom.jni;
 
-import fastrandom.rsa.RsaEngineException;
 import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -124,12 +123,12 @@ public final class LibCrypto {
     }
 
     private static byte[] magnitude(BigInteger value) {
-        if (value == null || value.signum() < 0) throw new RsaEngineException("RSA key values must be non-negative");
+        if (value == null || value.signum() < 0) throw new LibCryptoException("RSA key values must be non-negative");
         return value.toByteArray(); // a leading zero sign byte, if any, is harmless to BN_bin2bn
     }
 
     private static void requireUsable() {
-        if (!load()) throw new RsaEngineException("OpenSSL is not available: " + failure());
+        if (!load()) throw new LibCryptoException("OpenSSL is not available: " + failure());
     }
 
     /**
@@ -146,7 +145,7 @@ public final class LibCrypto {
         private boolean closed;
 
         private Key(long handle, boolean privateKey, int modulusBytes) {
-            if (handle == 0) throw new RsaEngineException("OpenSSL returned no key");
+            if (handle == 0) throw new LibCryptoException("OpenSSL returned no key");
             this.handle = handle;
             this.privateKey = privateKey;
             this.modulusBytes = modulusBytes;
@@ -168,7 +167,7 @@ public final class LibCrypto {
          * null when the key has been closed.
          */
         public byte[] privateRaw(byte[] input) {
-            if (!privateKey) throw new RsaEngineException("not a private key");
+            if (!privateKey) throw new LibCryptoException("not a private key");
             long h = acquire();
             if (h == 0) return null;
             try {

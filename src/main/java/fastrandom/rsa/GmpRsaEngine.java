@@ -71,7 +71,7 @@ public final class GmpRsaEngine implements RsaEngine {
     public BigInteger privateOperation(RsaPrivateKey key, BigInteger input) {
         Prepared k = key.identity == null
                 ? Prepared.forPrivateKey(key)
-                : privateKeys.get(key.identity, Operands.fingerprint(key.modulus, key.publicExponent), () -> Prepared.forPrivateKey(key));
+                : privateKeys.get(key.identity, key.cacheValues(), () -> Prepared.forPrivateKey(key));
         Operands.checkInput(input, k.modulus);
         byte[] block = null;
         byte[] out = null;
@@ -111,7 +111,7 @@ public final class GmpRsaEngine implements RsaEngine {
             throw new IllegalArgumentException("the RSA public exponent must be positive");
         }
         Operands.checkInput(input, modulus);
-        Prepared k = publicKeys.get(modulus, Operands.fingerprint(modulus, publicExponent), () -> Prepared.forPublicKey(modulus, publicExponent));
+        Prepared k = publicKeys.get(modulus, Operands.publicValues(publicExponent), () -> Prepared.forPublicKey(modulus, publicExponent));
         try {
             byte[] block = Operands.fixedLength(input, k.modulusBytes);
             return new BigInteger(1, k.engine.processBlock(block, 0, block.length));
@@ -156,7 +156,7 @@ public final class GmpRsaEngine implements RsaEngine {
             check(key.p.signum() > 0 && key.q.signum() > 0 && key.p.testBit(0) && key.q.testBit(0),
                     "the key's primes must be odd and positive");
             check(key.dP.signum() > 0 && key.dQ.signum() > 0 && key.qInv.signum() >= 0, "the key's CRT exponents must be positive");
-            check(key.p.multiply(key.q).equals(key.modulus), "the key's primes do not multiply to its modulus");
+            key.checkConsistent();
             // A copy of the modulus: the original is the cache's identity,
             // which must not be reachable from what is cached for it.
             BigInteger modulus = copy(key.modulus);

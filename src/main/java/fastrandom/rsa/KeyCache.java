@@ -3,6 +3,8 @@ package fastrandom.rsa;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
+import java.math.BigInteger;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,10 +25,14 @@ import java.util.function.Supplier;
  * (evicted, collected, replaced or cleared) is handed to {@code onDrop},
  * which frees what it holds.
  *
- * <p>Each entry also remembers a fingerprint of the key's public values, so a
- * different key presented with the same identity replaces the entry rather
- * than using the old one. A value for which {@code usable} is false (closed
- * by another thread, say) is built again.
+ * <p>Each entry also remembers every value of the key it was built from
+ * (all but the identity itself, which must stay weakly held), and answers
+ * only a lookup that presents the same values: the same instances, or
+ * equal ones (compared in constant time, since some are secret). A different
+ * key presented with the same identity (two keys sharing a modulus
+ * instance, or a key whose values were replaced by {@code set_key}) replaces
+ * the entry rather than using it. A value for which {@code usable} is false
+ * (closed by another thread, say) is built again.
  *
  * <p>Thread-safe: one lock, never held while a value is built or used.
  */
@@ -59,16 +65,16 @@ public final class KeyCache<V> {
     }
 
     /**
-     * The value cached for {@code identity} with this fingerprint, or one made
-     * by {@code create} (outside the lock) and cached. If two threads create
-     * it at once, one copy is kept and the other dropped.
+     * The value cached for {@code identity} and these key {@code values}, or
+     * one made by {@code create} (outside the lock) and cached. If two threads
+     * create it at once, one copy is kept and the other dropped.
      */
-    public V get(Object identity, int fingerprint, Supplier<? extends V> create) {
+    public V get(Object identity, BigInteger[] values, Supplier<? extends V> create) {
         Probe probe = new Probe(identity);
         synchronized (this) {
             expunge();
             Cached<V> entry = entries.get(probe);
-            if (entry != null && entry.fingerprint == fingerprint && usable.test(entry.value)) {
+            if (entry != null && entry.matches(values) && usable.test(entry.value)) {
                 hits++;
                 return entry.value;
             }
@@ -78,7 +84,7 @@ public final class KeyCache<V> {
         V replaced = null;
         synchronized (this) {
             Cached<V> entry = entries.get(probe);
-            if (entry != null && entry.fingerprint == fingerprint && usable.test(entry.value)) {
+            if (entry != null && entry.matches(values) && usable.test(entry.value)) {
                 replaced = fresh; // another thread cached one first
                 fresh = entry.value;
             } else {
@@ -86,7 +92,7 @@ public final class KeyCache<V> {
                     entries.remove(probe);
                     replaced = entry.value;
                 }
-                entries.put(new IdentityRef(identity, collected), new Cached<>(fresh, fingerprint));
+                entries.put(new IdentityRef(identity, collected), new Cached<>(fresh, values.clone()));
             }
         }
         if (replaced != null) onDrop.accept(replaced);
@@ -135,11 +141,32 @@ public final class KeyCache<V> {
 
     private static final class Cached<V> {
         final V value;
-        final int fingerprint;
+        final BigInteger[] values;
 
-        Cached(V value, int fingerprint) {
+        Cached(V value, BigInteger[] values) {
             this.value = value;
-            this.fingerprint = fingerprint;
+            this.values = values;
+        }
+
+        boolean matches(BigInteger[] presented) {
+            if (presented.length != values.length) return false;
+            boolean same = true;
+            for (int i = 0; i < values.length; i++) {
+                if (values[i] != presented[i]) same &= equalInConstantTime(values[i], presented[i]);
+            }
+            return same;
+        }
+    }
+
+    private static boolean equalInConstantTime(BigInteger a, BigInteger b) {
+        if (a == null || b == null) return a == b;
+        byte[] x = a.toByteArray();
+        byte[] y = b.toByteArray();
+        try {
+            return MessageDigest.isEqual(x, y);
+        } finally {
+            java.util.Arrays.fill(x, (byte) 0);
+            java.util.Arrays.fill(y, (byte) 0);
         }
     }
 

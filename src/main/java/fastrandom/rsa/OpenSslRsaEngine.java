@@ -1,6 +1,7 @@
 package fastrandom.rsa;
 
 import fastrandom.jni.LibCrypto;
+import fastrandom.jni.LibCryptoException;
 import java.math.BigInteger;
 import java.util.Arrays;
 
@@ -59,6 +60,23 @@ public final class OpenSslRsaEngine implements RsaEngine {
 
     @Override
     public BigInteger privateOperation(RsaPrivateKey key, BigInteger input) {
+        try {
+            return privateOnNativeKey(key, input);
+        } catch (LibCryptoException e) {
+            throw new RsaEngineException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public BigInteger publicOperation(BigInteger modulus, BigInteger publicExponent, BigInteger input) {
+        try {
+            return publicOnNativeKey(modulus, publicExponent, input);
+        } catch (LibCryptoException e) {
+            throw new RsaEngineException(e.getMessage(), e);
+        }
+    }
+
+    private BigInteger privateOnNativeKey(RsaPrivateKey key, BigInteger input) {
         requireUsable();
         BigInteger modulus = key.modulus;
         Operands.checkInput(input, modulus);
@@ -66,9 +84,9 @@ public final class OpenSslRsaEngine implements RsaEngine {
         byte[] out = null;
         try {
             if (key.identity != null) {
-                int fingerprint = Operands.fingerprint(modulus, key.publicExponent);
+                BigInteger[] values = key.cacheValues();
                 for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
-                    LibCrypto.Key nativeKey = privateKeys.get(key.identity, fingerprint, () -> nativePrivateKey(key));
+                    LibCrypto.Key nativeKey = privateKeys.get(key.identity, values, () -> nativePrivateKey(key));
                     out = nativeKey.privateRaw(in);
                     if (out != null) return new BigInteger(1, out);
                     // Evicted and closed by another thread between lookup and use: look again.
@@ -88,8 +106,7 @@ public final class OpenSslRsaEngine implements RsaEngine {
         }
     }
 
-    @Override
-    public BigInteger publicOperation(BigInteger modulus, BigInteger publicExponent, BigInteger input) {
+    private BigInteger publicOnNativeKey(BigInteger modulus, BigInteger publicExponent, BigInteger input) {
         requireUsable();
         Operands.checkInput(input, modulus);
         if (publicExponent.signum() <= 0) throw new IllegalArgumentException("RSA public exponent must be positive");
@@ -98,9 +115,9 @@ public final class OpenSslRsaEngine implements RsaEngine {
             return input.modPow(publicExponent, modulus);
         }
         byte[] in = Operands.fixedLength(input, LibCrypto.byteLength(modulus));
-        int fingerprint = Operands.fingerprint(modulus, publicExponent);
+        BigInteger[] values = Operands.publicValues(publicExponent);
         for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
-            LibCrypto.Key nativeKey = publicKeys.get(modulus, fingerprint, () -> LibCrypto.newPublicKey(modulus, publicExponent));
+            LibCrypto.Key nativeKey = publicKeys.get(modulus, values, () -> LibCrypto.newPublicKey(modulus, publicExponent));
             byte[] out = nativeKey.publicRaw(in);
             if (out != null) return new BigInteger(1, out);
         }
@@ -124,6 +141,7 @@ public final class OpenSslRsaEngine implements RsaEngine {
     }
 
     private static LibCrypto.Key nativePrivateKey(RsaPrivateKey key) {
+        key.checkConsistent();
         return LibCrypto.newPrivateKey(key.modulus, key.publicExponent, key.privateExponent,
                                        key.p, key.q, key.dP, key.dQ, key.qInv);
     }

@@ -14,9 +14,9 @@ final class Operands {
         }
     }
 
-    /** Identifies a key's public values, so a reused identity with another key is not mistaken for it. */
-    static int fingerprint(BigInteger modulus, BigInteger publicExponent) {
-        return 31 * modulus.hashCode() + publicExponent.hashCode();
+    /** What a cached public key is matched on besides its modulus instance (see {@link KeyCache}). */
+    static BigInteger[] publicValues(BigInteger publicExponent) {
+        return new BigInteger[] {publicExponent};
     }
 
     /** The length of a modulus in bytes. */

@@ -33,4 +33,28 @@ public final class RsaPrivateKey {
         this.qInv = qInv;
         this.identity = identity;
     }
+
+    /**
+     * Every value but the modulus (the cache's weakly held identity): what a
+     * cached native key is matched on, so a key whose values changed, or
+     * another key sharing the modulus instance, never gets its native key.
+     */
+    BigInteger[] cacheValues() {
+        return new BigInteger[] {publicExponent, privateExponent, p, q, dP, dQ, qInv};
+    }
+
+    /**
+     * Throws {@link InconsistentKeyException} unless p q = n and the CRT
+     * values belong to p, q and d, as every usable key's do. Stock
+     * jruby-openssl fails on such a key (its fault check), and so must we,
+     * rather than let OpenSSL quietly compute the right answer from d.
+     */
+    void checkConsistent() {
+        BigInteger one = BigInteger.ONE;
+        boolean consistent = p.signum() > 0 && q.signum() > 0 && p.multiply(q).equals(modulus)
+                && dP.mod(p.subtract(one)).equals(privateExponent.mod(p.subtract(one)))
+                && dQ.mod(q.subtract(one)).equals(privateExponent.mod(q.subtract(one)))
+                && qInv.multiply(q).mod(p).equals(one);
+        if (!consistent) throw new InconsistentKeyException();
+    }
 }

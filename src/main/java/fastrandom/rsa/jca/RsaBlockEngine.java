@@ -10,6 +10,7 @@ import org.bouncycastle.crypto.params.RSAKeyParameters;
 import org.bouncycastle.crypto.params.RSAPrivateCrtKeyParameters;
 
 import fastrandom.random.Diagnostics;
+import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.RsaEngine;
 import fastrandom.rsa.RsaEngineException;
 import fastrandom.rsa.RsaEngines;
@@ -61,6 +62,11 @@ public final class RsaBlockEngine extends RSABlindedEngine {
             result = privateKey != null
                     ? engine.privateOperation(privateKey, input)
                     : engine.publicOperation(key.getModulus(), key.getExponent(), input);
+        } catch (InconsistentKeyException e) {
+            // Not a key an engine takes: BouncyCastle does this one, and fails
+            // on it exactly as stock does.
+            RsaStats.count(RsaEngines.JAVA, key.isPrivate());
+            return super.processBlock(in, inOff, inLen);
         } catch (RsaEngineException e) {
             // Nothing the engine computed is released; BouncyCastle does this
             // one (with its own blinding and check), so the caller sees
