@@ -36,6 +36,18 @@ class OpenSSLLoadOrderTest < Minitest::Test
     assert_empty warnings
   end
 
+  # A library file that loads openssl and uses it at once (before its own
+  # require returns) already gets fast_random's OpenSSL::Random and RSA.
+  def test_openssl_is_hooked_as_soon_as_it_is_complete
+    require "tmpdir"
+    Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "uses_openssl_at_once.rb"),
+                 'require "openssl"; USED = [OpenSSL::Random.method(:random_bytes).owner, FastRandom::RSA.installed?]')
+      out, = run_jruby("require 'fast_random'; $LOAD_PATH << #{dir.dump}; require 'uses_openssl_at_once'; p USED")
+      assert_equal "[FastRandom::OpenSSLRandomMethods, true]", out
+    end
+  end
+
   def test_an_engine_chosen_before_openssl_is_applied_when_it_arrives
     %w[gmp java openssl].each do |engine|
       out, warnings = run_jruby(<<~RUBY)

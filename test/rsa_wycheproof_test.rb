@@ -5,7 +5,7 @@ require "json"
 require "openssl"
 require_relative "support/rsa_engine_switching"
 
-# Project Wycheproof's RSA vectors (../shared/testdata/wycheproof) through
+# Project Wycheproof's RSA vectors (test/vectors/wycheproof) through
 # OpenSSL::PKey::RSA on each fast engine and on stock jruby-openssl: for every
 # vector the fast engines give stock's verdict (and the same plaintext or
 # signature); where stock's verdict is not Wycheproof's, the test says why.
@@ -20,7 +20,7 @@ class RsaWycheproofTest < Minitest::Test
   RSA = OpenSSL::PKey::RSA
 
   def self.vectors(name)
-    JSON.parse(File.read(TestHelper.testdata("wycheproof/#{name}")))
+    JSON.parse(File.read(TestHelper.vector("wycheproof/#{name}")))
   end
 
   def unhex(text) = [text].pack("H*")

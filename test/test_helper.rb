@@ -16,11 +16,12 @@ module TestHelper
   ROOT = File.expand_path("..", __dir__)
   UUID_V4 = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/
 
-  # NIST and Wycheproof vectors live beside the clone, in ../shared/testdata.
-  def self.testdata(name)
-    dir = ENV.fetch("FAST_RANDOM_TESTDATA") { File.expand_path("../shared/testdata", ROOT) }
-    path = File.join(dir, name)
-    raise "test data #{path} is missing (set FAST_RANDOM_TESTDATA)" unless File.exist?(path)
+  # NIST and Wycheproof vectors, copied into test/vectors (see its README).
+  # Called from inside tests, so a missing file fails only those tests.
+  def self.vector(name)
+    path = File.join(ROOT, "test", "vectors", name)
+    raise "test vector file #{path} is missing" unless File.exist?(path)
+
     path
   end
 

@@ -5,8 +5,7 @@ module FastRandom
   # OpenSSL::PKey::RSA at fast_random's RSA engines (FastRandom::RSA), once
   # jruby-openssl is loaded, whether that happens before or after fast_random.
   # fast_random never loads openssl itself: while it is not loaded, every
-  # require checks for it once the outermost require returns (jruby-openssl's
-  # own files require one another, and it is complete only then).
+  # require checks for it when it returns (see around_require).
   module OpenSSLHook
     DEPTH = :__fast_random_require_depth
 
@@ -30,17 +29,20 @@ module FastRandom
         @installed == true
       end
 
-      # Runs a require (the block), then installs if openssl has arrived and
-      # this was the outermost require of the fiber.
+      # Runs a require (the block), then installs once openssl is complete:
+      # right after the require during which OpenSSL::Random appeared returns
+      # (jruby-openssl's jopenssl/load, which defines and completes OpenSSL),
+      # or, failing that, after the outermost require of the fiber.
       def around_require
         depth = Thread.current[DEPTH] || 0
+        openssl_before = defined?(::OpenSSL::Random)
         Thread.current[DEPTH] = depth + 1
         begin
           loaded = yield
         ensure
           Thread.current[DEPTH] = depth
         end
-        install if depth.zero? && !installed?
+        install if !installed? && (!openssl_before || depth.zero?)
         loaded
       end
     end
