@@ -353,8 +353,11 @@ class RsaPKeyTest < Minitest::Test
   def test_keys_sharing_a_modulus_never_get_each_others_native_key
     ref = reference.select { |r| r["e"] == 65_537 }.min_by { |r| r["bits"] }
     k1 = ref["key"]
-    e2 = 8_590_000_067 # BigInteger#hashCode equal to 65537's
     lambda = (k1.p.to_i - 1).lcm(k1.q.to_i - 1)
+    # k * 2**32 + (65537 - 31k) has BigInteger#hashCode 65537, as 65537 has:
+    # the first such (even k: odd) that is a valid exponent for this key.
+    e2 = (2..).step(2).lazy.map { |k| (k << 32) + 65_537 - 31 * k }.find { |e| e.gcd(lambda) == 1 }
+    assert_equal java.math.BigInteger.new("65537").hashCode, java.math.BigInteger.new(e2.to_s).hashCode
     d2 = OpenSSL::BN.new(e2).mod_inverse(lambda).to_i
     k2 = RSA.new
     k2.set_key(k1.n, OpenSSL::BN.new(e2), OpenSSL::BN.new(d2))
