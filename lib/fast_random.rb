@@ -53,8 +53,10 @@ module FastRandom
       nil
     end
 
-    # Process-wide counters: generators created, seeds taken, bytes generated,
-    # and calls per backend and kind: {calls: {drbg: {uuid: 12, hex: 3, ...}, rdrand: {...}}}.
+    # Process-wide counters: generators created (shared and threads' own),
+    # seeds taken from the OS (by the primary DRBG, which seeds all others),
+    # bytes generated, and calls per backend and kind:
+    # {calls: {drbg: {uuid: 12, hex: 3, ...}, rdrand: {...}}}.
     def stats
       Generator.stats
     end

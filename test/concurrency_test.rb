@@ -81,10 +81,44 @@ class ConcurrencyTest < Minitest::Test
     assert_independently_seeded(log, generators)
   end
 
-  def test_each_thread_has_its_own_generator
-    before = FastRandom.stats[:generators]
-    Array.new(4) { Thread.new { SecureRandom.uuid } }.each(&:join)
-    assert_operator FastRandom.stats[:generators] - before, :>=, 4
+  ThreadGenerators = Java::FastrandomRandom::ThreadGenerators
+
+  # A thread or fiber that asks a few times costs no generator of its own and
+  # no OS seed: 10,000 fibers that each ask once draw from the shared generators.
+  def test_ten_thousand_fibers_that_ask_once_share_generators_and_take_no_os_seed
+    SecureRandom.uuid # the primary and this thread's shared generator exist
+    before = FastRandom.stats
+    uuids = Array.new(10_000) { Fiber.new { SecureRandom.uuid }.resume }
+    after = FastRandom.stats
+    assert_equal 10_000, uuids.uniq.size
+    assert_operator after[:seeds] - before[:seeds], :<=, 1, "OS seeds (1 if the primary's 60 s came due)"
+    assert_operator after[:generators] - before[:generators], :<=, ThreadGenerators.sharedGenerators,
+                    "generators created for 10,000 one-call fibers"
+  end
+
+  def test_a_thread_gets_its_own_generator_once_it_proves_busy
+    states = Array.new(4) do
+      Thread.new do
+        (ThreadGenerators::OWN_AFTER_CALLS - 1).times { SecureRandom.uuid }
+        shared_until_then = !ThreadGenerators.hasOwn
+        SecureRandom.uuid
+        [shared_until_then, ThreadGenerators.hasOwn, FastRandom::Generator.thread_state[:generator]]
+      end
+    end.map(&:value)
+    assert_equal [[true, true]] * 4, states.map { |s| s.first(2) }
+    assert_equal 4, states.map(&:last).uniq.size, "busy threads share a generator"
+  end
+
+  # Shared generators hand each caller distinct bytes, whatever the contention.
+  def test_threads_on_shared_generators_never_get_the_same_output
+    barrier = java.util.concurrent.CyclicBarrier.new(32)
+    outputs = Array.new(32) do
+      Thread.new do
+        barrier.await
+        Array.new(ThreadGenerators::OWN_AFTER_CALLS - 1) { SecureRandom.random_bytes(32) }
+      end
+    end.flat_map(&:value)
+    assert_equal outputs.size, outputs.uniq.size
   end
 
   def test_fibers_interleaved_on_one_thread

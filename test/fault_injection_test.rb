@@ -101,6 +101,7 @@ class FaultInjectionTest < Minitest::Test
 
   def teardown
     ThreadGenerators.setSourceDecorator(nil)
+    ThreadGenerators.setSeedSource(nil)
     ThreadGenerators.setEntropySource(@entropy) if @entropy
   end
 
@@ -114,10 +115,13 @@ class FaultInjectionTest < Minitest::Test
     end.value
   end
 
-  # Calls +call+ until it raises; returns the error and the outputs before it.
+  # Calls the block on the thread's own generator (made, with the injected
+  # fault, on the first pass: that can fail too) until it raises; returns the
+  # error and the outputs before it.
   def until_it_fails(limit: 400)
     outputs = []
     limit.times do
+      TestHelper.own_generator
       outputs << yield
     rescue Exception => e # rubocop:disable Lint/RescueException -- the faults are any Throwable
       return [e, outputs]
@@ -127,6 +131,7 @@ class FaultInjectionTest < Minitest::Test
 
   # What a thread hands out after a fault: every kind of output, big and small.
   def outputs_after_fault
+    TestHelper.own_generator
     [SecureRandom.uuid, SecureRandom.hex(16), SecureRandom.urlsafe_base64(32),
      SecureRandom.random_bytes(100), SecureRandom.random_bytes(70_000), SecureRandom.random_number(2**64).to_s(16)]
   end
@@ -204,6 +209,7 @@ class FaultInjectionTest < Minitest::Test
   def test_the_java_entry_point_leaves_nothing_in_the_callers_array_after_a_failure
     fault, make = faulty_source(1, InjectedFault.new("injected"))
     array = in_thread_with_source(make) do
+      TestHelper.own_generator
       bytes = Java::byte[200_000].new
       assert_raises(InjectedFault) { Java::Fastrandom::FastRandom.nextBytes(bytes) }
       bytes
@@ -233,16 +239,17 @@ class FaultInjectionTest < Minitest::Test
     end
   end
 
-  # An entropy source that fails (or pauses) in chosen threads, for reseeds.
+  # An entropy source that runs a script (to fail or pause) after +inner+ fills a seed.
   class ScriptedEntropy
     include Java::FastrandomRandom::EntropySource
 
-    def initialize(&script)
+    def initialize(inner, &script)
+      @inner = inner
       @script = script
     end
 
     def fill(seed)
-      OsEntropy::INSTANCE.fill(seed)
+      @inner.fill(seed)
       @script.call
     end
 
@@ -257,13 +264,14 @@ class FaultInjectionTest < Minitest::Test
   # Review point 4: a reseed! whose reseed throws is not used up.
   def test_a_failed_reseed_is_tried_again_at_the_next_call
     fail_next = false
-    use_entropy(ScriptedEntropy.new do
+    use_entropy(ScriptedEntropy.new(OsEntropy::INSTANCE) do
       next unless fail_next
 
       fail_next = false
       raise InjectedFault, "entropy source failed"
     end)
     seeds, predicted, actual = Thread.new do
+      TestHelper.own_generator
       SecureRandom.uuid
       copy = drained_copy
       fail_next = true
@@ -275,11 +283,12 @@ class FaultInjectionTest < Minitest::Test
     refute_equal predicted, actual, "the thread went on from its old state"
   end
 
-  # Review point 3: a reseed! while a new generator takes its first seed applies to it.
+  # Review point 3: a reseed! while a new generator takes its first seed
+  # (from the primary) applies to it.
   def test_a_reseed_during_a_generators_first_seed_applies_to_it
     paused = Queue.new
     resume = Queue.new
-    use_entropy(ScriptedEntropy.new do
+    ThreadGenerators.setSeedSource(ScriptedEntropy.new(ThreadGenerators.primary) do
       if Thread.current[:pause_seed]
         Thread.current[:pause_seed] = false
         paused << true
@@ -288,6 +297,7 @@ class FaultInjectionTest < Minitest::Test
     end)
     worker = Thread.new do
       Thread.current[:pause_seed] = true
+      TestHelper.own_generator # seeded now, pausing after the seed is taken
       SecureRandom.uuid
       FastRandom::Generator.thread_state[:seeds]
     end
@@ -368,7 +378,7 @@ class FaultInjectionTest < Minitest::Test
   # A copy of the calling thread's DRBG once its buffer is empty: it predicts the next refill.
   def drained_copy
     SecureRandom.random_bytes(FastRandom::Generator.thread_state[:buffered])
-    ThreadGenerators.current.copyOfDrbg
+    ThreadGenerators.own.copyOfDrbg
   end
 
   def generate(drbg, n)

@@ -71,6 +71,13 @@ module TestHelper
     cpu_random_expected?
   end
 
+  # Gives the calling thread its own generator now. A thread otherwise draws
+  # from a shared generator until its ThreadGenerators::OWN_AFTER_CALLS-th
+  # call; tests that look at "the thread's generator" start with this.
+  def self.own_generator
+    Java::FastrandomRandom::ThreadGenerators.own
+  end
+
   def self.with_backend(name)
     previous = FastRandom.backend
     FastRandom.backend = name

@@ -122,6 +122,7 @@ module HeapAttacker
   def run
     FastRandom.backend = :drbg
     Thread.new do
+      Java::FastrandomRandom::ThreadGenerators.own # this thread's own generator from the first call
       SecureRandom.uuid
       SecureRandom.random_bytes(FastRandom::Generator.thread_state[:buffered])
       # Whole refills, each starting on a fresh counter: 2, 4, ... up to 64 KiB.
@@ -131,7 +132,7 @@ module HeapAttacker
         refill << SecureRandom.random_bytes(FastRandom::Generator.thread_state[:buffered])
         handed_out.merge(blocks(refill))
       end
-      generator = Java::FastrandomRandom::ThreadGenerators.current
+      generator = Java::FastrandomRandom::ThreadGenerators.own
       arrays, unreadable, read_classes = arrays_reachable_from(generator)
       keys, counters = candidates(arrays) # copies, taken now
       upcoming = SecureRandom.random_bytes(BLOCK)

@@ -166,7 +166,8 @@ public final class GeneratorModule {
     }
 
     /**
-     * Process-wide counters: generators created, seeds taken from the OS,
+     * Process-wide counters: generators created (shared and threads' own),
+     * seeds taken from the OS (by the primary DRBG),
      * bytes generated, and calls per backend and kind
      * ({@code calls: {drbg: {uuid: 12, hex: 0, ...}, rdrand: {...}}}).
      */
@@ -192,14 +193,15 @@ public final class GeneratorModule {
     }
 
     /**
-     * The calling thread's generator (tests): its number in the process, how
+     * The calling thread's own generator (tests; given it now if it has
+     * none, see ThreadGenerators#own): its number in the process, how
      * often it was seeded, 64 bits of a one-way digest of its state, its
      * output since the last seed and the bytes generated but not handed out yet.
      */
     @JRubyMethod(name = "thread_state", meta = true)
     public static IRubyObject thread_state(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
-        BufferedRandom current = ThreadGenerators.current();
+        BufferedRandom current = ThreadGenerators.own();
         RubyHash state = RubyHash.newHash(runtime);
         state.fastASet(runtime.newSymbol("generator"), runtime.newFixnum(current.serial()));
         state.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(current.seeds()));

@@ -9,9 +9,9 @@ import java.util.Arrays;
  * <p>Each refill is one request to the source (for the DRBG, one Generate
  * request followed by its Update step, so bytes still in the buffer cannot
  * be recomputed from the DRBG state). Bytes handed out are zeroed in the
- * buffer at once. The buffer starts at the source's minimum and doubles up to
- * its maximum request, so a short-lived fiber that asks for one UUID costs
- * 1 KiB, while a busy request thread settles at 64 KiB refills. Requests of a
+ * buffer at once. The first refill is the source's minimum and each next one
+ * doubles, up to its maximum request, so a thread that asks a few times
+ * costs 1 KiB, while a busy request thread settles at 64 KiB refills. Requests of a
  * whole maximum request or more skip the buffer.
  *
  * <p>Failures: whatever a fill throws (a {@link fastrandom.jni.CpuRandomFailure},
@@ -21,13 +21,16 @@ import java.util.Arrays;
  * buffer and in the caller's array. The next call refills afresh (the
  * sources never repeat output after a failure: see {@link CtrDrbg}).
  *
- * <p>Not thread-safe: {@link ThreadGenerators} gives each thread its own.
+ * <p>A thread's own generator is not thread-safe: {@link ThreadGenerators}
+ * gives each busy thread its own. A shared one ({@link SharedGenerators})
+ * takes its lock for each operation.
  */
 public final class BufferedRandom {
     private final BlockSource source;
     private final Backend backend;
     private final long serial;
-    private byte[] buffer;
+    private final boolean shared;
+    private byte[] buffer = new byte[0]; // nothing buffered yet
     private int position;
     private int seedEpoch;
 
@@ -37,13 +40,17 @@ public final class BufferedRandom {
      * before {@code source} took its seed, so a {@code reseed!} that came
      * while it was seeding is not taken as done.
      */
-    BufferedRandom(Backend backend, BlockSource source, long serial, int seedEpoch) {
+    BufferedRandom(Backend backend, BlockSource source, long serial, int seedEpoch, boolean shared) {
         this.backend = backend;
         this.source = source;
         this.serial = serial;
-        this.buffer = new byte[source.minBuffer()];
-        this.position = buffer.length; // nothing buffered yet
         this.seedEpoch = seedEpoch;
+        this.shared = shared;
+    }
+
+    /** Whether this is a shared generator (each operation under its lock). */
+    public boolean isShared() {
+        return shared;
     }
 
     Backend backend() {
@@ -55,6 +62,16 @@ public final class BufferedRandom {
      * throws, that range is left zeroed.
      */
     public void nextBytes(byte[] out, int offset, int length) {
+        if (shared) {
+            synchronized (this) {
+                nextBytesUnshared(out, offset, length);
+            }
+        } else {
+            nextBytesUnshared(out, offset, length);
+        }
+    }
+
+    private void nextBytesUnshared(byte[] out, int offset, int length) {
         try {
             fill(out, offset, length);
         } catch (Throwable failure) {
@@ -95,10 +112,19 @@ public final class BufferedRandom {
 
     /** 64 random bits. */
     public long nextLong() {
+        if (shared) {
+            synchronized (this) {
+                return nextLongUnshared();
+            }
+        }
+        return nextLongUnshared();
+    }
+
+    private long nextLongUnshared() {
         checkEpoch();
         if (buffer.length - position < 8) {
             byte[] eight = new byte[8];
-            nextBytes(eight, 0, 8);
+            nextBytesUnshared(eight, 0, 8);
             long value = bigEndianLong(eight, 0);
             Arrays.fill(eight, (byte) 0);
             return value;
@@ -136,7 +162,7 @@ public final class BufferedRandom {
      * counts as served only once the source has reseeded: if that throws,
      * the next call tries again.
      */
-    public void reseed() {
+    public synchronized void reseed() {
         int epoch = ThreadGenerators.reseedEpoch();
         Arrays.fill(buffer, (byte) 0);
         position = buffer.length;
@@ -168,7 +194,7 @@ public final class BufferedRandom {
      * null for the RDRAND backend. What the copy generates is what this
      * generator's next refill would be, unless it reseeds first. Only the
      * calling thread's own generator is reachable (through
-     * {@link ThreadGenerators#current()}), so this tells a thread nothing it
+     * {@link ThreadGenerators#own()}), so this tells a thread nothing it
      * could not read from its own output.
      */
     public CtrDrbg copyOfDrbg() {
@@ -180,7 +206,7 @@ public final class BufferedRandom {
     }
 
     /** Overwrites buffer and state: this generator is being replaced. */
-    void wipe() {
+    synchronized void wipe() {
         Arrays.fill(buffer, (byte) 0);
         position = buffer.length;
         source.wipe();
@@ -192,7 +218,9 @@ public final class BufferedRandom {
 
     /** Called with nothing buffered (position == buffer.length), which stays so until the fill returns. */
     private void refill() {
-        byte[] next = buffer.length < source.maxRequest() ? new byte[buffer.length * 2] : buffer;
+        int max = source.maxRequest();
+        byte[] next = buffer.length == max ? buffer
+                : new byte[buffer.length == 0 ? source.minBuffer() : Math.min(2 * buffer.length, max)];
         try {
             source.fill(next, 0, next.length);
         } catch (Throwable failure) {

@@ -27,7 +27,7 @@ public enum Call {
 
     /** The calling thread's generator, counting this call against its backend. */
     public BufferedRandom generator() {
-        BufferedRandom random = ThreadGenerators.current();
+        BufferedRandom random = ThreadGenerators.forCall();
         counts[random.backend().ordinal()].increment();
         return random;
     }

@@ -104,6 +104,5 @@ public final class DrbgSource implements BlockSource {
         bytesSinceSeed = 0;
         seededAtNanos = System.nanoTime();
         seeds++;
-        ThreadGenerators.countSeed();
     }
 }

@@ -7,12 +7,18 @@ import java.util.function.UnaryOperator;
 import fastrandom.jni.CpuRandom;
 
 /**
- * One {@link BufferedRandom} per Java thread (platform or virtual, so per Ruby
- * thread and per fiber), created on the thread's first use, from the current
- * {@link Backend}. The hot path is a ThreadLocal lookup and one volatile read:
- * no lock is shared between threads.
+ * Which generator serves a call: a thread (platform or virtual, so a Ruby
+ * thread or a fiber) that has made fewer than {@link #OWN_AFTER_CALLS} calls
+ * draws from a {@link SharedGenerators shared generator}, under its lock;
+ * from that call on it has a {@link BufferedRandom} of its own, created then,
+ * and its hot path is a ThreadLocal lookup and one volatile read, with no
+ * lock shared between threads. Every generator, shared or owned, is a
+ * CTR_DRBG seeded from the {@link PrimaryDrbg}, the only one seeded from the OS.
  */
 public final class ThreadGenerators {
+    /** The call on which a thread gets its own generator (before, it shares). */
+    public static final int OWN_AFTER_CALLS = 16;
+
     private static final AtomicLong GENERATORS = new AtomicLong();
     private static final LongAdder SEEDS = new LongAdder();
     private static final LongAdder BYTES = new LongAdder();
@@ -23,23 +29,59 @@ public final class ThreadGenerators {
     private static volatile ReseedPolicy policy = ReseedPolicy.DEFAULT;
     private static volatile UnaryOperator<BlockSource> sourceDecorator;
 
-    private static final ThreadLocal<BufferedRandom> CURRENT = new ThreadLocal<>();
+    private static final PrimaryDrbg PRIMARY = new PrimaryDrbg();
+    private static volatile EntropySource seedSource = PRIMARY;
+    private static final SharedGenerators SHARED = new SharedGenerators(Runtime.getRuntime().availableProcessors());
+
+    /** Per thread: its own BufferedRandom, or a Calls count until it has one. */
+    private static final ThreadLocal<Object> CURRENT = new ThreadLocal<>();
+
+    /** How many calls a thread without a generator of its own has made. */
+    private static final class Calls {
+        int count;
+    }
 
     private ThreadGenerators() {}
 
-    /** The calling thread's generator, for the current backend. */
-    public static BufferedRandom current() {
-        BufferedRandom random = CURRENT.get();
-        Backend wanted = backend;
-        if (random == null || random.backend() != wanted) {
-            if (random != null) {
-                CURRENT.remove(); // a failed create below must not leave the wiped one in place
-                random.wipe();
-            }
-            random = create(wanted);
-            CURRENT.set(random);
+    /** The generator for a call on this thread, for the current backend (see the class comment). */
+    public static BufferedRandom forCall() {
+        Object local = CURRENT.get();
+        if (local instanceof BufferedRandom) {
+            BufferedRandom own = (BufferedRandom) local;
+            if (own.backend() == backend) return own;
+            return own();
         }
-        return random;
+        Calls calls = (Calls) local;
+        if (calls == null) {
+            calls = new Calls();
+            CURRENT.set(calls);
+        }
+        if (++calls.count >= OWN_AFTER_CALLS) return own();
+        return SHARED.forCurrentThread(backend);
+    }
+
+    /**
+     * The calling thread's own generator for the current backend, created
+     * now if it has none yet (tests and {@code thread_state} use this; calls
+     * get there by {@link #forCall()}).
+     */
+    public static BufferedRandom own() {
+        Object local = CURRENT.get();
+        Backend wanted = backend;
+        BufferedRandom own = local instanceof BufferedRandom ? (BufferedRandom) local : null;
+        if (own != null && own.backend() == wanted) return own;
+        if (own != null) {
+            CURRENT.remove(); // a failed create below must not leave the wiped one in place
+            own.wipe();
+        }
+        own = create(wanted, false);
+        CURRENT.set(own);
+        return own;
+    }
+
+    /** Whether the calling thread has a generator of its own yet. */
+    public static boolean hasOwn() {
+        return CURRENT.get() instanceof BufferedRandom;
     }
 
     public static Backend backend() {
@@ -58,17 +100,28 @@ public final class ThreadGenerators {
     }
 
     /**
-     * Makes every thread's generator drop its buffered bytes and reseed from
-     * the OS before it hands out anything else; the caller's at once.
+     * Makes every generator drop its buffered bytes and reseed before it
+     * hands out anything else: the primary takes fresh OS entropy now (in the
+     * caller, so a failure raises here), the caller's own generator reseeds
+     * from it now, every other one at its next call.
      */
     public static void reseedAll() {
+        int epoch;
         synchronized (ThreadGenerators.class) {
-            reseedEpoch++;
+            epoch = ++reseedEpoch;
         }
-        current().reseed();
+        PRIMARY.reseed(epoch);
+        if (hasOwn()) own().reseed();
     }
 
-    /** The entropy source that seeds DRBGs from now on (and at their next reseed). */
+    /** Takes the primary's first OS seed now (the background warm-up does, so the first call need not). */
+    static void seedPrimary() {
+        byte[] discard = new byte[CtrDrbg.SEED_LENGTH];
+        PRIMARY.fill(discard);
+        java.util.Arrays.fill(discard, (byte) 0);
+    }
+
+    /** The OS entropy source that seeds the primary from now on (tests substitute others). */
     public static void setEntropySource(EntropySource source) {
         entropy = source;
     }
@@ -77,29 +130,54 @@ public final class ThreadGenerators {
         return entropy;
     }
 
-    /** Replaces the reseed limits for generators created after this call (tests). */
+    /**
+     * Tests: where generators take their seeds from now on (null: the
+     * primary), to pause or fail a generator's seeding; the wrapper should
+     * pass on {@link #primary()}'s bytes.
+     */
+    public static void setSeedSource(EntropySource source) {
+        seedSource = source == null ? PRIMARY : source;
+    }
+
+    /** The primary, as an {@link EntropySource} (tests wrap it). */
+    public static EntropySource primary() {
+        return PRIMARY;
+    }
+
+    /** Replaces the reseed limits for generators created after this call, and the primary's age limit (tests). */
     public static void setReseedPolicy(ReseedPolicy newPolicy) {
         policy = newPolicy;
     }
 
+    static ReseedPolicy reseedPolicy() {
+        return policy;
+    }
+
     /**
-     * Tests: wraps the source of every generator created from now on (null:
-     * none), to inject faults at chosen fills.
+     * Tests: wraps the source of every thread's own generator created from
+     * now on (null: none), to inject faults at chosen fills.
      */
     public static void setSourceDecorator(UnaryOperator<BlockSource> decorator) {
         sourceDecorator = decorator;
     }
 
+    /** Generators created (shared and own). */
     public static long generatorsCreated() {
         return GENERATORS.get();
     }
 
+    /** Seeds taken from the OS (by the primary). */
     public static long seedsTaken() {
         return SEEDS.sum();
     }
 
     public static long bytesGenerated() {
         return BYTES.sum();
+    }
+
+    /** Shared generators per backend (tests). */
+    public static int sharedGenerators() {
+        return SHARED.size();
     }
 
     static int reseedEpoch() {
@@ -114,21 +192,21 @@ public final class ThreadGenerators {
         BYTES.add(bytes);
     }
 
-    private static BufferedRandom create(Backend wanted) {
+    static BufferedRandom create(Backend wanted, boolean shared) {
         int epoch = reseedEpoch; // before the seed is taken: a reseed! from now on applies to it
         long serial = GENERATORS.incrementAndGet();
         BlockSource source = wanted == Backend.RDRAND
                 ? new RdrandSource()
-                : new DrbgSource(new DelegatingEntropy(), policy, personalization(serial), serial);
+                : new DrbgSource(new DelegatingSeeds(), policy, personalization(serial), serial);
         UnaryOperator<BlockSource> decorator = sourceDecorator;
-        if (decorator != null) source = decorator.apply(source);
-        return new BufferedRandom(wanted, source, serial, epoch);
+        if (decorator != null && !shared) source = decorator.apply(source);
+        return new BufferedRandom(wanted, source, serial, epoch, shared);
     }
 
     /**
      * The personalization string: distinct for every generator of this
-     * process (a counter), so two generators never share a state even if the
-     * OS were to hand out equal seeds.
+     * process (a counter), so two generators never share a state even if
+     * they were to take equal seeds.
      */
     private static byte[] personalization(long serial) {
         Thread thread = Thread.currentThread();
@@ -143,7 +221,7 @@ public final class ThreadGenerators {
     }
 
     @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; getId() works everywhere
-    private static long threadId(Thread thread) {
+    static long threadId(Thread thread) {
         return thread.getId();
     }
 
@@ -154,16 +232,16 @@ public final class ThreadGenerators {
         }
     }
 
-    /** Reads the current source at each (re)seed, so a new source applies to existing generators too. */
-    private static final class DelegatingEntropy implements EntropySource {
+    /** Reads the seed source at each (re)seed, so a substituted one applies to existing generators too. */
+    private static final class DelegatingSeeds implements EntropySource {
         @Override
         public void fill(byte[] seed) {
-            entropy.fill(seed);
+            seedSource.fill(seed);
         }
 
         @Override
         public String name() {
-            return entropy.name();
+            return seedSource.name();
         }
     }
 }
