@@ -5,10 +5,11 @@
 # per workload and implementation, and merges what benchmark-ips wrote in
 # each (its x.json! output, see support/harness.rb) into one report: printed
 # on the terminal, and written to bench/results/latest.md, latest.svg (the
-# chart) and latest.json (the merged data, not committed). `rake bench` and
-# bin/bench run this with MRI.
+# chart) and latest.json (the merged data, not committed); a --quick or
+# partial (--only, --jruby) run writes them to tmp/bench/results instead, so
+# the committed full results stay. `rake bench` and bin/bench run this with MRI.
 #
-#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4] [--only secure_random,threads,request_id,rsa,startup]
+#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4] [--only secure_random,threads,cold,request_id,rsa,startup]
 #   ruby bench/run.rb --report-only     # rewrite the report from bench/results/latest.json
 require "fileutils"
 require "json"
@@ -24,6 +25,7 @@ require_relative "support/rsa_keys"
 ROOT = File.expand_path("..", __dir__)
 RAW = File.join(ROOT, "tmp/bench/raw")
 RESULTS = File.join(ROOT, "bench/results")
+PARTIAL_RESULTS = File.join(ROOT, "tmp/bench/results")
 JRUBIES = %w[10.1 9.4].freeze
 
 options = { quick: false, jrubies: JRUBIES, only: Bench::Plan::WORKLOADS, report_only: false }
@@ -104,18 +106,22 @@ def run_startup(plan, jrubies)
   JSON.parse(File.read(output))
 end
 
-def write_report(results)
+# A full run's report goes to bench/results (committed); a --quick or
+# partial one to tmp/bench/results, leaving the committed one as it was.
+def write_report(results, directory)
   report = Bench::Report.new(results)
-  FileUtils.mkdir_p(RESULTS)
-  File.write(File.join(RESULTS, "latest.json"), JSON.pretty_generate(results.data))
-  File.write(File.join(RESULTS, "latest.md"), report.markdown)
-  File.write(File.join(RESULTS, "latest.svg"), Bench::Chart.new(results).svg)
+  FileUtils.mkdir_p(directory)
+  File.write(File.join(directory, "latest.json"), JSON.pretty_generate(results.data))
+  File.write(File.join(directory, "latest.md"), report.markdown)
+  File.write(File.join(directory, "latest.svg"), Bench::Chart.new(results).svg)
   puts report.text
-  log "written: bench/results/latest.md, latest.svg, latest.json"
+  log "written: #{directory.delete_prefix("#{ROOT}/")}/latest.md, latest.svg, latest.json"
 end
 
+full = !options[:quick] && options[:only] == Bench::Plan::WORKLOADS && options[:jrubies] == JRUBIES
 if options[:report_only]
-  write_report(Bench::Results.new(JSON.parse(File.read(File.join(RESULTS, "latest.json")))))
+  directory = File.exist?(File.join(RESULTS, "latest.json")) ? RESULTS : PARTIAL_RESULTS
+  write_report(Bench::Results.new(JSON.parse(File.read(File.join(directory, "latest.json")))), directory)
   exit
 end
 
@@ -157,4 +163,4 @@ data["elapsed_seconds"] = clock - started
 data["load_after"] = Bench::Machine.load_average
 log "done in #{minutes(data["elapsed_seconds"])}"
 
-write_report(Bench::Results.new(data))
+write_report(Bench::Results.new(data), full ? RESULTS : PARTIAL_RESULTS)

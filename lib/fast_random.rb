@@ -23,7 +23,7 @@ module FastRandom
     # AES-256 CTR_DRBG seeded from the OS, mixed with RDSEED/RDRAND) or
     # :rdrand (the CPU's RDRAND instruction, in bulk).
     def backend
-      Generator.backend
+      FastRandom::Generator.backend
     end
 
     # Switches every thread to +name+ before its next output. Raises
@@ -32,24 +32,24 @@ module FastRandom
       backend = name.to_sym if name.is_a?(String) || name.is_a?(Symbol)
       raise ArgumentError, "unknown backend #{name.inspect} (use one of #{BACKENDS.inspect})" unless BACKENDS.include?(backend)
 
-      Generator.backend = backend
+      FastRandom::Generator.backend = backend
     end
 
     # Whether the :rdrand backend can run here (the CPU has RDRAND, it passed
     # its self-test and the native library loaded). Loads the library.
     def rdrand_available?
-      Generator.rdrand_available?
+      FastRandom::Generator.rdrand_available?
     end
 
     # Why RDRAND is not usable here, or nil.
     def rdrand_problem
-      Generator.cpu_random_problem
+      FastRandom::Generator.cpu_random_problem
     end
 
     # Makes every thread's generator drop buffered output and reseed from the
     # OS before it hands out anything else (the caller's at once).
     def reseed!
-      Generator.reseed_all
+      FastRandom::Generator.reseed_all
       nil
     end
 
@@ -58,12 +58,25 @@ module FastRandom
     # bytes generated, and calls per backend and kind:
     # {calls: {drbg: {uuid: 12, hex: 3, ...}, rdrand: {...}}}.
     def stats
-      Generator.stats
+      FastRandom::Generator.stats
     end
 
     # True where SecureRandom is backed by fast_random (JRuby).
     def active?
       true
+    end
+
+    # FastRandom::Generator (the controls behind the methods above) and
+    # FastRandom::RSA (with openssl, see openssl_hook.rb) load on first use.
+    # (Not with Module#autoload: its first use costs JRuby some 20 ms of
+    # start-up.) require_relative loads each once, whatever the threads.
+    def const_missing(name)
+      case name
+      when :Generator then require_relative "fast_random/generator"
+      when :RSA then require_relative "fast_random/rsa"
+      else return super
+      end
+      const_get(name, false)
     end
   end
 end
@@ -77,15 +90,12 @@ unless File.exist?(File.join(__dir__, "fast_random", "fast_random.jar"))
                    "on MRI: bundle lock --add-platform java); in a checkout, run rake compile"
 end
 require_relative "fast_random/fast_random.jar"
-JRuby::Util.load_ext("fastrandom.ext.SecureRandomLibrary")
-# The JNI library (RDRAND/RDSEED) sits beside the jar, one directory per
-# platform; it is loaded from there, and only when first needed.
-FastRandom::Generator.native_library_path = ENV.fetch("FAST_RANDOM_NATIVE_LIBRARY") do
-  File.join(__dir__, "fast_random", FastRandom::Generator::NATIVE_LIBRARY)
-end
+# Where the JNI library (RDRAND/RDSEED, libcrypto) is, one directory per
+# platform; the extension loads it only when first needed.
+FastRandom::LIBRARY_DIR = File.join(__dir__, "fast_random")
+FastRandom.private_constant(:LIBRARY_DIR)
+JRuby::Util.load_ext("org.jruby.ext.fastrandom.SecureRandomLibrary")
 require_relative "fast_random/secure_random"
-# FastRandom::RSA loads with openssl (see openssl_hook.rb), or on first use.
-FastRandom.autoload(:RSA, File.join(__dir__, "fast_random/rsa"))
 require_relative "fast_random/openssl_hook"
 
 FastRandom.backend = ENV["FAST_RANDOM_BACKEND"] if ENV["FAST_RANDOM_BACKEND"]

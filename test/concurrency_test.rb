@@ -96,6 +96,22 @@ class ConcurrencyTest < Minitest::Test
                     "generators created for 10,000 one-call fibers"
   end
 
+  # A process's first calls are served straight from the OS while the JCE
+  # warms up in the background (started by the first call, not at require),
+  # then by the DRBGs.
+  def test_a_process_starts_on_the_os_then_moves_to_the_drbgs
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      first = SecureRandom.uuid
+      at_first = FastRandom.stats.values_at(:generators, :seeds)
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
+      SecureRandom.uuid until FastRandom.stats[:generators] > 0 || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      p [first.match?(#{TestHelper::UUID_V4.inspect}), at_first, FastRandom.stats[:generators] > 0, FastRandom.stats[:seeds]]
+    RUBY
+    assert status.success?, err
+    assert_equal "[true, [0, 0], true, 1]", out.lines.last.strip
+  end
+
   def test_a_thread_gets_its_own_generator_once_it_proves_busy
     states = Array.new(4) do
       Thread.new do

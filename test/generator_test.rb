@@ -176,6 +176,42 @@ class GeneratorTest < Minitest::Test
     end
   end
 
+  # The seeding tree: reseed! makes the primary take a fresh OS seed at once
+  # (one OS seed, generator 0 in the SeedLog), and a shared generator reseeds
+  # from it before its next output, which a copy taken before no longer predicts.
+  def test_reseed_bang_reseeds_the_primary_from_the_os_and_reaches_shared_generators
+    predicted, actual, log, os_seeds = Thread.new do
+      shared = ThreadGenerators.forCall # a fresh thread's first call: a shared generator
+      assert shared.isShared
+      shared.nextBytes(Java::byte[shared.buffered].new) # drained: a copy predicts the next refill
+      copy = shared.copyOfDrbg
+      before = FastRandom.stats[:seeds]
+      log, actual = TestHelper.recording_seeds do
+        FastRandom.reseed!
+        out = Java::byte[48].new
+        shared.nextBytes(out)
+        String.from_java_bytes(out)
+      end
+      [generate(copy, 48), actual, log, FastRandom.stats[:seeds] - before]
+    end.value
+    refute_equal predicted, actual, "the shared generator went on from its old state"
+    assert_equal 1, os_seeds, "reseed! takes one OS seed, for the primary"
+    assert_equal [0, :reseed], [log.first[:generator], log.first[:event]], "the primary reseeds first"
+    refute_empty log.drop(1).select { |entry| entry[:generator] != 0 && entry[:event] == :reseed }, "the shared generator reseeded"
+  end
+
+  def test_generators_take_their_seeds_from_the_primary_not_the_os
+    FastRandom.reseed! # the primary's seed is fresh: no 60 s reseed comes due below
+    log, = TestHelper.recording_seeds do
+      before = FastRandom.stats[:seeds]
+      Array.new(8) { Thread.new { TestHelper.own_generator; SecureRandom.uuid } }.each(&:join)
+      assert_equal before, FastRandom.stats[:seeds], "a new generator read the OS"
+    end
+    children = log.reject { |entry| entry[:generator].zero? }
+    assert_equal 8, children.count { |entry| entry[:event] == :instantiate }
+    assert_equal log.size, log.map { |entry| entry[:seed] }.uniq.size, "two seedings took the same seed"
+  end
+
   def test_the_default_policy_is_64_mib_and_60_seconds
     assert_equal 64 << 20, ReseedPolicy::DEFAULT_MAX_BYTES
     assert_equal 60_000_000_000, ReseedPolicy::DEFAULT_MAX_AGE_NANOS

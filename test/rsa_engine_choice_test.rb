@@ -78,10 +78,10 @@ class RsaEngineChoiceTest < Minitest::Test
     out, = run_jruby(<<~RUBY)
       require "fast_random"
       SecureRandom.uuid
-      rsa_loaded = !FastRandom.autoload?(:RSA)
+      rsa_loaded = FastRandom.const_defined?(:RSA, false)
       jars = $LOADED_FEATURES.grep(/jnagmp|bouncycastle-rsa/).size
       require "openssl"
-      p [rsa_loaded, jars, !FastRandom.autoload?(:RSA), FastRandom::RSA.installed?,
+      p [rsa_loaded, jars, FastRandom.const_defined?(:RSA, false), FastRandom::RSA.installed?,
          OpenSSL::PKey::RSA.instance_method(:sign_pss).source_location.nil?,
          OpenSSL::PKey::RSA.ancestors.first]
     RUBY

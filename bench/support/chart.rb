@@ -43,7 +43,7 @@ module Bench
     end
 
     def svg
-      left = bar_groups(%w[secure_random request_id])
+      left = bar_groups(%w[secure_random cold request_id])
       right = bar_groups(%w[rsa])
       column = (WIDTH - 2 * MARGIN - COLUMN_GAP) / 2
       layout = legend_layout

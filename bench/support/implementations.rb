@@ -13,7 +13,7 @@ module Bench
     ROOT = File.expand_path("../..", __dir__)
     JRUBY = File.join(ROOT, "bin/jruby")
     NATIVE_LIBRARY = File.join(ROOT, "lib/fast_random/linux-x86_64/libfast_random.so")
-    SECURE_RANDOM = %w[secure_random threads request_id].freeze
+    SECURE_RANDOM = %w[secure_random threads cold request_id].freeze
 
     attr_reader :key, :label, :jruby, :variant, :env, :workloads, :cases
 

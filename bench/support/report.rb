@@ -17,7 +17,8 @@ module Bench
 
     TITLES = {
       "secure_random" => "SecureRandom, one thread (bench/secure_random.rb)",
-      "threads" => "Threads: total calls/s of N threads at once (bench/threads.rb)",
+      "threads" => "Threads: total calls/s of N long-lived threads at once (bench/threads.rb)",
+      "cold" => "Cold paths: a fresh fiber or thread that asks once (bench/cold.rb)",
       "request_id" => "A Rails request id per request (bench/request_id.rb)",
       "rsa" => "RSA, one thread, PKCS#1 v1.5 with SHA-256 (bench/rsa.rb)",
       "startup" => "Startup: process start to the first SecureRandom.uuid (bench/startup.rb)",
@@ -55,10 +56,11 @@ module Bench
         (["At a glance: calls per second, one thread", [glance_intro], glance_table, []] if glance_rows.any?),
         (section("secure_random", []) { |notes| calls_table("secure_random", notes) } if ran?("secure_random")),
         (section("threads", threads_intro) { |notes| threads_table(notes) } if ran?("threads")),
+        (section("cold", cold_intro) { |notes| calls_table("cold", notes) } if ran?("cold")),
         (section("request_id", request_intro) { |notes| calls_table("request_id", notes) } if ran?("request_id")),
         (section("rsa", rsa_intro) { |notes| calls_table("rsa", notes) } if ran?("rsa")),
         ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
-        ["Targets (issues 2, 3 and 4)", [], Targets.new(@results).table, []],
+        ["Targets (issues 2, 3, 4 and 15)", [], Targets.new(@results).table, []],
       ].compact
     end
 
@@ -198,15 +200,19 @@ module Bench
     end
 
     def threads_intro
-      ["Each benchmark-ips iteration is a batch of calls (#{threads_batches}) shared among threads started " \
-       "for each timed block; i/s and ± are benchmark-ips's per batch times the batch: calls per second, summed " \
-       "over the threads. \"vs 1 thread\" is the same implementation's 1-thread row."]
+      ["Each thread count has its threads started once, before timing (a server's pool); each timed block " \
+       "shares its calls among them and waits for all. i/s: calls per second, summed over the threads. " \
+       "\"vs 1 thread\" is the same implementation's 1-thread row."]
     end
 
-    def threads_batches
-      key = @results.keys("threads").find { |k| @results.meta("threads", k) }
-      sizes = @results.meta("threads", key)&.dig("notes", "calls_per_iteration") || {}
-      sizes.map { |label, size| [label.split(",").first, size] }.uniq.map { |call, size| "#{size} for #{call}" }.join(", ")
+    def cold_intro
+      costs = @results.keys("cold").filter_map do |key|
+        cost = @results.meta("cold", key)&.dig("notes", "10,000 one-call fibers")
+        "#{@results.label(key)}: #{cost["os_seeds"]} OS seeds, #{cost["generators"]} generators" if cost && !cost.empty?
+      end
+      ["Each iteration starts a fiber (JRuby 10: a virtual thread) or a thread, makes one SecureRandom.uuid " \
+       "in it and waits for it to end: what a fiber-per-request server or a thread per job pays.",
+       *("10,000 fibers that each ask once took: #{costs.join("; ")} (FastRandom.stats)." unless costs.empty?)]
     end
 
     def threads_table(absences)

@@ -7,8 +7,7 @@ module Bench
   # bench/results/latest.json holds, and what the report, the targets and the
   # chart read.
   class Results
-    # One benchmark-ips entry in calls per second: threads.rb's entries are
-    # batches of calls, scaled here by the batch size its notes give per entry.
+    # One benchmark-ips entry in calls per second.
     Measurement = Struct.new(:ips, :error) do
       def error_percent
         100.0 * error / ips
@@ -61,8 +60,7 @@ module Bench
     def measurement(workload, key, name)
       run = run(workload, key) or return
       entry = (run["entries"] || []).find { |e| e["name"] == name } or return
-      scale = run.dig("meta", "notes", "calls_per_iteration", name) || 1
-      Measurement.new(entry["ips"] * scale, entry["stddev"] * scale)
+      Measurement.new(entry["ips"], entry["stddev"])
     end
 
     def ips(workload, key, name)

@@ -4,8 +4,8 @@ require_relative "format"
 require_relative "table"
 
 module Bench
-  # The performance targets issues 2, 3 and 4 set, each with what this run
-  # measured against it: met, missed, or not measured (and why).
+  # The performance targets issues 2, 3, 4 and 15 set, each with what this
+  # run measured against it: met, missed, or not measured (and why).
   class Targets
     include Format
 
@@ -23,8 +23,12 @@ module Bench
       table
     end
 
+    # Issue 2's single-thread uuid on JRuby 10.1 + fast_random (its full run
+    # of 2026-11-23): issue 15's "steady state unchanged" compares with it.
+    ISSUE2_UUID = 22.79e6
+
     def rows
-      issue2 + issue3 + issue4
+      issue2 + issue3 + issue4 + issue15
     end
 
     private
@@ -71,7 +75,7 @@ module Bench
         stock_median = @results.startup_median("#{jruby}-stock", "require_and_uuid")
         measured = "#{milliseconds(fast_median)} vs #{milliseconds(stock_median)}; paired difference " \
                    "#{signed_milliseconds(difference)} (median of #{@results.startup["runs"]})"
-        row(2, "startup: `require 'fast_random'` + first uuid <= stock `require 'securerandom'` + first uuid (JRuby #{jruby})",
+        row("2, 15", "startup: `require 'fast_random'` + first uuid <= stock `require 'securerandom'` + first uuid (JRuby #{jruby})",
             difference && measured, difference && difference <= 0)
       end
     end
@@ -107,6 +111,25 @@ module Bench
       end
       rows << [4, ":gmp engine against MRI (reported, no target)", ratios.empty? ? "-" : ratios.join(", "),
                ratios.empty? ? "not measured" : "reported"]
+    end
+
+    def issue15
+      fiber = ratio_row(15, "fresh fiber + one uuid on JRuby 10.1 >= 1.2x stock",
+                        divide(ips("cold", fast, "fresh fiber + uuid"), ips("cold", stock, "fresh fiber + uuid")), 1.2)
+      threads = %w[10.1 9.4].map do |jruby|
+        ratio_row(15, "fresh thread + one uuid on JRuby #{jruby} >= 1.0x stock",
+                  divide(ips("cold", "#{jruby}-fast_random", "fresh thread + uuid"), ips("cold", "#{jruby}-stock", "fresh thread + uuid")), 1.0)
+      end
+      costs = @results.meta("cold", fast)&.dig("notes", "10,000 one-call fibers")
+      seeds = row(15, "10,000 fibers that each ask once take <= 100 OS seeds (JRuby 10.1)",
+                  costs && "#{costs["os_seeds"]} OS seeds, #{costs["generators"]} generators", costs && costs["os_seeds"] <= 100)
+      steady = ratio_row(15, "single-thread `uuid` (JRuby 10.1) within 5% of issue 2's #{rate(ISSUE2_UUID)}/s, another run",
+                         divide(ips("secure_random", fast, "uuid"), ISSUE2_UUID), 0.95)
+      scaling = ["uuid", "random_bytes(4096)"].map do |call|
+        ratio_row(15, "2 long-lived threads >= 1.5x 1 thread, `#{call}` (JRuby 10.1 + fast_random)",
+                  divide(ips("threads", fast, "#{call}, 2 threads"), ips("threads", fast, "#{call}, 1 thread")), 1.5)
+      end
+      [fiber, *threads, seeds, steady, *scaling]
     end
 
     def engine_note(key)

@@ -84,5 +84,5 @@ end
   jar = Dir[File.join(__dir__, "vendor", "#{name}-[0-9]*.jar")].max
   require jar if jar
 end
-JRuby::Util.load_ext("fastrandom.ext.RsaLibrary")
+JRuby::Util.load_ext("org.jruby.ext.fastrandom.RsaLibrary")
 FastRandom::RSA.engine = ENV["FAST_RANDOM_RSA_ENGINE"] if ENV["FAST_RANDOM_RSA_ENGINE"]

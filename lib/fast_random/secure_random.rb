@@ -1,24 +1,24 @@
 # frozen_string_literal: true
 
 module FastRandom
-  # The methods fast_random puts in front of SecureRandom's own. Most are
+  # The methods fast_random puts in front of SecureRandom's own (prepended to
+  # its singleton class when the extension loads). Most are
   # Java (bytes, gen_random, random_bytes, hex, base64, urlsafe_base64, uuid,
   # uuid_v4, random_number, rand); the two below take keywords, so their
   # signatures are Ruby's and their work is Java's.
   module SecureRandomMethods
     DEFAULT_ALPHANUMERIC = Random::Formatter::ALPHANUMERIC.dup.freeze
-    Generator.default_alphanumeric = DEFAULT_ALPHANUMERIC
 
     def uuid_v7(extra_timestamp_bits: 0)
-      Generator.uuid_v7(Integer(extra_timestamp_bits))
+      FastRandom::Generator.uuid_v7(Integer(extra_timestamp_bits))
     end
 
     def alphanumeric(n = nil, chars: DEFAULT_ALPHANUMERIC)
       n = 16 if n.nil?
-      if Array === chars && (Integer === n || ((Float === n || Rational === n) && n > Generator::MAX_LENGTH))
+      if Array === chars && (Integer === n || ((Float === n || Rational === n) && n > FastRandom::Generator::MAX_LENGTH))
         # Java, which raises NoMemoryError at once for lengths no String can
         # hold, where MRI's loop would grow the string until memory runs out.
-        Generator.choose(chars, n)
+        FastRandom::Generator.choose(chars, n)
       elsif chars.size < 2
         # MRI 3.3 and 3.4's choose loops forever here; this is what MRI 3.5's does.
         raise ArgumentError, "character source must not be empty" if chars.size.zero?
@@ -33,4 +33,3 @@ module FastRandom
   end
 end
 
-FastRandom::SecureRandomMethods.prepend_to(SecureRandom)

@@ -27,8 +27,8 @@ final class PrimaryDrbg implements EntropySource {
 
     private static final byte[] PERSONALIZATION_LABEL = "fast_random primary".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    private final CtrDrbg drbg = new CtrDrbg();
-    private boolean instantiated; // guarded by this
+    private CtrDrbg drbg; // guarded by this; made at the first seed (the JCE is not touched before)
+    private boolean instantiated;
     private boolean failed;
     private long seededAtNanos;
     private int seedEpoch;
@@ -66,6 +66,7 @@ final class PrimaryDrbg implements EntropySource {
         byte[] seed = new byte[CtrDrbg.SEED_LENGTH];
         try {
             ThreadGenerators.entropySource().fill(seed);
+            if (drbg == null) drbg = new CtrDrbg();
             if (instantiated) {
                 drbg.reseed(seed, null);
             } else {

@@ -14,6 +14,9 @@ import fastrandom.jni.CpuRandom;
  * and its hot path is a ThreadLocal lookup and one volatile read, with no
  * lock shared between threads. Every generator, shared or owned, is a
  * CTR_DRBG seeded from the {@link PrimaryDrbg}, the only one seeded from the OS.
+ * While the process starts (until {@link WarmUp} has initialized the JCE in
+ * the background, a few tens of milliseconds), calls are served straight from
+ * the OS instead, so the first call does not wait for it.
  */
 public final class ThreadGenerators {
     /** The call on which a thread gets its own generator (before, it shares). */
@@ -25,13 +28,15 @@ public final class ThreadGenerators {
     private static volatile int reseedEpoch;
     private static volatile Backend backend = Backend.DRBG;
 
-    private static volatile EntropySource entropy = new MixedEntropy(OsEntropy.INSTANCE);
+    private static volatile EntropySource entropy; // the OS's, mixed with the CPU's; made on first use
     private static volatile ReseedPolicy policy = ReseedPolicy.DEFAULT;
     private static volatile UnaryOperator<BlockSource> sourceDecorator;
 
     private static final PrimaryDrbg PRIMARY = new PrimaryDrbg();
     private static volatile EntropySource seedSource = PRIMARY;
     private static final SharedGenerators SHARED = new SharedGenerators(Runtime.getRuntime().availableProcessors());
+    /** Serves DRBG-backend calls while the process starts (see {@link WarmUp#done()}). */
+    private static final BufferedRandom STARTING = new BufferedRandom(Backend.DRBG, new OsSource(), 0, 0, true);
 
     /** Per thread: its own BufferedRandom, or a Calls count until it has one. */
     private static final ThreadLocal<Object> CURRENT = new ThreadLocal<>();
@@ -50,6 +55,10 @@ public final class ThreadGenerators {
             BufferedRandom own = (BufferedRandom) local;
             if (own.backend() == backend) return own;
             return own();
+        }
+        if (!WarmUp.done() && backend == Backend.DRBG) {
+            WarmUp.start();
+            return STARTING;
         }
         Calls calls = (Calls) local;
         if (calls == null) {
@@ -127,7 +136,12 @@ public final class ThreadGenerators {
     }
 
     public static EntropySource entropySource() {
-        return entropy;
+        EntropySource source = entropy;
+        if (source != null) return source;
+        synchronized (ThreadGenerators.class) {
+            if (entropy == null) entropy = new MixedEntropy(OsEntropy.INSTANCE);
+            return entropy;
+        }
     }
 
     /**

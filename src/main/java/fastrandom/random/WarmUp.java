@@ -1,27 +1,46 @@
 package fastrandom.random;
 
 /**
- * Loads and initializes, on a short-lived daemon thread, what the first
- * generator needs (the OS entropy source and the JCE's AES-CTR), so that
- * work overlaps with the rest of application boot instead of delaying the
- * first SecureRandom call. This class touches nothing itself, so the
- * caller's thread does none of that work. The warm-up DRBG runs on a fixed
- * all-zero seed and its output is discarded: nothing it computes is used.
+ * Loads and initializes, on a short-lived daemon thread, what the DRBGs need
+ * (the OS entropy source and the JCE's AES-CTR, whose first use takes tens
+ * of milliseconds on a cold JVM), started by the process's first call
+ * ({@link ThreadGenerators#forCall()}), not at require time, where it would
+ * compete with the application's boot for the cores. Until it is done,
+ * calls are served straight from the OS ({@link OsSource}), so no call waits
+ * for it. The warm-up DRBG runs on a fixed all-zero seed and its output is
+ * discarded: nothing it computes is used.
  */
 public final class WarmUp {
-    private WarmUp() {}
+    private static final java.util.concurrent.atomic.AtomicBoolean STARTED = new java.util.concurrent.atomic.AtomicBoolean();
+    private static volatile boolean done;
 
-    public static void startInBackground() {
+    /**
+     * Whether the warm-up has finished (or failed): until then, calls are
+     * served straight from the OS ({@link ThreadGenerators#forCall()}), so
+     * the first call of a process does not wait for the JCE to initialize.
+     */
+    static boolean done() {
+        return done;
+    }
+
+    /** Starts the warm-up, once per process. */
+    static void start() {
+        if (STARTED.get() || !STARTED.compareAndSet(false, true)) return;
         Thread thread = new Thread(WarmUp::run, "fast_random-warm-up");
         thread.setDaemon(true);
         thread.start();
     }
 
     private static void run() {
-        OsEntropy.INSTANCE.name();
-        CtrDrbg drbg = new CtrDrbg();
-        drbg.instantiate(new byte[CtrDrbg.SEED_LENGTH], null);
-        drbg.generate(new byte[CtrDrbg.BLOCK_LENGTH], 0, CtrDrbg.BLOCK_LENGTH, null);
-        drbg.wipe();
+        try {
+            OsEntropy.INSTANCE.name();
+            CtrDrbg drbg = new CtrDrbg();
+            drbg.instantiate(new byte[CtrDrbg.SEED_LENGTH], null);
+            drbg.generate(new byte[CtrDrbg.BLOCK_LENGTH], 0, CtrDrbg.BLOCK_LENGTH, null);
+            drbg.wipe();
+        } finally {
+            // A failure here will show (and raise) where a generator is made.
+            done = true;
+        }
     }
 }

@@ -20,7 +20,7 @@ import org.bouncycastle.crypto.util.DigestFactory;
  *
  * <p>jruby-openssl builds its PSS signers around a {@code new RSABlindedEngine()}
  * of its own rather than asking its security provider, so no provider can
- * reach them; {@code fastrandom.ext.RsaPssMethods} takes those calls instead
+ * reach them; {@code org.jruby.ext.fastrandom.RsaPssMethods} takes those calls instead
  * and comes here. The padding is BC's, as in jruby-openssl; only the
  * exponentiation runs on the selected engine.
  */

@@ -1,4 +1,4 @@
-package fastrandom.ext;
+package org.jruby.ext.fastrandom;
 
 import java.util.Map;
 
@@ -22,7 +22,7 @@ public final class RsaModule {
 
     static RubyModule define(Ruby runtime, RubyModule rsa) {
         RubyModule natives = rsa.defineOrGetModuleUnder("Native");
-        natives.defineAnnotatedMethods(RsaModule.class);
+        Bindings.define(natives, RsaModule.class);
         return natives;
     }
 

@@ -1,4 +1,4 @@
-package fastrandom.ext;
+package org.jruby.ext.fastrandom;
 
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
@@ -10,7 +10,7 @@ import fastrandom.random.Call;
 
 /**
  * {@code FastRandom::OpenSSLRandomMethods}, prepended to the singleton class
- * of {@code OpenSSL::Random} once jruby-openssl is loaded, so
+ * of {@code OpenSSL::Random} once jruby-openssl is loaded ({@link OpenSSLLibrary}), so
  * {@code OpenSSL::Random.random_bytes} draws from the same generators as
  * SecureRandom. The length converts as MRI's NUM2INT does (Floats truncate,
  * to_int is honoured, RangeError beyond an int), which also spares
@@ -22,15 +22,8 @@ public final class OpenSSLRandomMethods {
 
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         RubyModule methods = runtime.defineModuleUnder("OpenSSLRandomMethods", fastRandom);
-        methods.defineAnnotatedMethods(OpenSSLRandomMethods.class);
+        Bindings.define(methods, OpenSSLRandomMethods.class);
         return methods;
-    }
-
-    /** {@code prepend_to(OpenSSL::Random)}: puts these methods in front of jruby-openssl's. */
-    @JRubyMethod(name = "prepend_to", meta = true)
-    public static IRubyObject prepend_to(ThreadContext context, IRubyObject self, IRubyObject target) {
-        target.getSingletonClass().prependModule((RubyModule) self);
-        return target;
     }
 
     @JRubyMethod(name = {"random_bytes", "pseudo_bytes"})

@@ -1,4 +1,4 @@
-package fastrandom.ext;
+package org.jruby.ext.fastrandom;
 
 /** Error-message details that changed between the Ruby versions JRuby 9.4 (3.1) and 10 (3.4) follow. */
 final class Messages {

@@ -1,4 +1,4 @@
-package fastrandom.ext;
+package org.jruby.ext.fastrandom;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -38,9 +38,15 @@ public final class GeneratorModule {
 
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         RubyModule generator = runtime.defineModuleUnder("Generator", fastRandom);
-        generator.defineAnnotatedMethods(GeneratorModule.class);
+        Bindings.define(generator, GeneratorModule.class);
         generator.setConstant("MAX_LENGTH", runtime.newFixnum(ByteCount.MAX));
         generator.setConstant("NATIVE_LIBRARY", runtime.newString(NativeLibrary.platformFile()).freeze(runtime.getCurrentContext()));
+        // alphanumeric's default characters (lib/fast_random/secure_random.rb), whose Alphabet is built once.
+        IRubyObject methods = fastRandom.getConstantAt("SecureRandomMethods");
+        if (methods instanceof RubyModule) {
+            IRubyObject chars = ((RubyModule) methods).getConstantAt("DEFAULT_ALPHANUMERIC");
+            if (chars instanceof RubyArray) useDefaultAlphanumeric((RubyArray<?>) chars);
+        }
         return generator;
     }
 
@@ -100,12 +106,11 @@ public final class GeneratorModule {
     }
 
     /** Marks the Array that alphanumeric uses by default, so its Alphabet is built once. */
-    @JRubyMethod(name = "default_alphanumeric=", meta = true)
-    public static IRubyObject set_default_alphanumeric(ThreadContext context, IRubyObject self, IRubyObject chars) {
-        alphanumeric = asciiAlphabet((RubyArray<?>) chars);
+    private static void useDefaultAlphanumeric(RubyArray<?> chars) {
+        alphanumeric = asciiAlphabet(chars);
         alphanumericChars = chars;
-        return chars;
     }
+
 
     @JRubyMethod(name = "backend", meta = true)
     public static IRubyObject backend(ThreadContext context, IRubyObject self) {
@@ -145,13 +150,6 @@ public final class GeneratorModule {
         boolean seed = args.length > 0 && args[0].isTrue();
         String reason = CpuRandom.unavailableReason(seed);
         return reason == null ? context.nil : context.runtime.newString(reason);
-    }
-
-    /** Where the JNI library is; loaded only when first needed. */
-    @JRubyMethod(name = "native_library_path=", meta = true)
-    public static IRubyObject set_native_library_path(ThreadContext context, IRubyObject self, IRubyObject path) {
-        NativeLibrary.setPath(path.isNil() ? null : path.asJavaString());
-        return path;
     }
 
     @JRubyMethod(name = "reseed_all", meta = true)

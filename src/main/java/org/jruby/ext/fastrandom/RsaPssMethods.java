@@ -1,4 +1,4 @@
-package fastrandom.ext;
+package org.jruby.ext.fastrandom;
 
 import java.security.PrivateKey;
 import java.security.PublicKey;

@@ -1,4 +1,4 @@
-package fastrandom.ext;
+package org.jruby.ext.fastrandom;
 
 import java.util.Base64;
 
@@ -35,15 +35,8 @@ public final class SecureRandomMethods {
 
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         RubyModule methods = runtime.defineModuleUnder("SecureRandomMethods", fastRandom);
-        methods.defineAnnotatedMethods(SecureRandomMethods.class);
+        Bindings.define(methods, SecureRandomMethods.class);
         return methods;
-    }
-
-    /** {@code prepend_to(SecureRandom)}: puts these methods in front of its own. */
-    @JRubyMethod(name = "prepend_to", meta = true)
-    public static IRubyObject prepend_to(ThreadContext context, IRubyObject self, IRubyObject target) {
-        target.getSingletonClass().prependModule((RubyModule) self);
-        return target;
     }
 
     @JRubyMethod(name = "bytes")

@@ -1,4 +1,4 @@
-package fastrandom.ext;
+package org.jruby.ext.fastrandom;
 
 import org.jruby.Ruby;
 import org.jruby.RubyClass;

@@ -1,4 +1,4 @@
-package fastrandom.ext;
+package org.jruby.ext.fastrandom;
 
 import org.jcodings.specific.ASCIIEncoding;
 import org.jcodings.specific.USASCIIEncoding;
