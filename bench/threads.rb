@@ -11,43 +11,20 @@
 #   BENCH_VARIANT=fast_random bin/jruby bench/threads.rb
 require_relative "support/harness"
 require_relative "support/calls"
+require_relative "support/thread_pool"
 
 Bench.load_subject
 
 module Bench
-  # Threads started once, each looping on its own queue of work.
-  class ThreadPool
-    def initialize(size)
-      @done = Queue.new
-      @queues = Array.new(size) { Queue.new }
-      @queues.each do |queue|
-        Thread.new do
-          while (work = queue.pop)
-            name, calls = work
-            Calls.run(name, calls)
-            @done << true
-          end
-        end
-      end
-    end
-
-    # Makes +calls+ calls named +name+, shared out among the threads.
-    def run(name, calls)
-      share, extra = calls.divmod(@queues.size)
-      @queues.each_with_index { |queue, i| queue << [name, share + (i < extra ? 1 : 0)] }
-      @queues.size.times { @done.pop }
-    end
-  end
-
   THREAD_CALLS = ["uuid", "random_bytes(4096)"].freeze
   THREAD_COUNTS = [1, 2, 4, 8].freeze
 end
 
-pools = Bench::THREAD_COUNTS.to_h { |n| [n, Bench::ThreadPool.new(n)] }
+pools = Bench::THREAD_COUNTS.to_h { |n| [n, Bench::ThreadPool.new(n) { |name, calls| Bench::Calls.run(name, calls) }] }
 Bench.ips do |x|
   Bench::THREAD_CALLS.each do |name|
     Bench::THREAD_COUNTS.each do |threads|
-      x.report("#{name}, #{threads} thread#{"s" unless threads == 1}") { |calls| pools.fetch(threads).run(name, calls) }
+      x.report(Bench::ThreadPool.label(name, threads)) { |calls| pools.fetch(threads).run(calls, name) }
     end
   end
 end

@@ -37,6 +37,9 @@ module Bench
     }.freeze
     # Only in the targets table: left out of the picture.
     LEFT_OUT = ["10.1-os_seeds"].freeze
+    # The thread-scaling line panels: [workload, calls (one panel each), thread counts].
+    LINE_ROWS = [["threads", ["uuid", "random_bytes(4096)"], [1, 2, 4, 8]],
+                 ["rsa_threads", ["sign 2048", "verify 2048"], [1, 2, 4]]].freeze
 
     def initialize(results)
       @results = results
@@ -50,17 +53,18 @@ module Bench
       bars_top = layout.map(&:last).max + 36
       bars_height = [panel_height(left), panel_height(right)].max
       threads_top = bars_top + bars_height + 60
-      threads = @results.keys("threads").any?
-      height = threads ? threads_top + LINE_CHART_HEIGHT + 60 : threads_top
+      rows = LINE_ROWS.select { |workload, _, _| @results.keys(workload).any? }
+      height = threads_top + rows.size * (LINE_CHART_HEIGHT + 60)
 
       svg = SVG.new(WIDTH, height)
       heading(svg)
       legend(svg, layout)
       bar_panel(svg, MARGIN, bars_top, column, "SecureRandom and a Rails request id: speed-up vs MRI, one thread", left)
       bar_panel(svg, MARGIN + column + COLUMN_GAP, bars_top, column, "RSA: speed-up vs MRI, one thread", right)
-      if threads
-        ["uuid", "random_bytes(4096)"].each_with_index do |call, i|
-          line_panel(svg, MARGIN + i * (column + COLUMN_GAP), threads_top, column, call)
+      rows.each_with_index do |(workload, calls, counts), row|
+        top = threads_top + row * (LINE_CHART_HEIGHT + 60)
+        calls.each_with_index do |call, i|
+          line_panel(svg, MARGIN + i * (column + COLUMN_GAP), top, column, workload, call, counts)
         end
       end
       svg.to_s
@@ -186,12 +190,11 @@ module Bench
       end
     end
 
-    def line_panel(svg, left, top, width, call)
-      svg.text(left, top - 12, "Threads: #{call}, total calls/s at 1, 2, 4, 8 threads", font_size: 14, font_weight: "bold")
-      threads = [1, 2, 4, 8]
-      keys = @results.keys("threads") - LEFT_OUT
+    def line_panel(svg, left, top, width, workload, call, threads)
+      svg.text(left, top - 12, "Threads: #{call}, total calls/s at #{threads.join(", ")} threads", font_size: 14, font_weight: "bold")
+      keys = @results.keys(workload) - LEFT_OUT
       series = keys.to_h do |key|
-        [key, threads.map { |n| @results.ips("threads", key, "#{call}, #{n} thread#{"s" unless n == 1}") }]
+        [key, threads.map { |n| @results.ips(workload, key, "#{call}, #{n} thread#{"s" unless n == 1}") }]
       end
       values = series.values.flatten.compact
       return svg.text(left, top + 16, "not measured", fill: "#777777") if values.empty?

@@ -36,7 +36,7 @@ module Bench
     end
 
     def self.mri
-      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + %w[rsa startup])
+      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + %w[rsa rsa_threads startup])
     end
 
     # JRuby 10.1 (the one issue targets are set on) runs every configuration;
@@ -45,9 +45,9 @@ module Bench
       base = { jruby: version }
       list = [
         new(key: "#{version}-stock", label: "JRuby #{version} stock", variant: "stock",
-            workloads: SECURE_RANDOM + %w[rsa startup], **base),
+            workloads: SECURE_RANDOM + %w[rsa rsa_threads startup], **base),
         new(key: "#{version}-fast_random", label: "JRuby #{version} + fast_random", variant: "fast_random",
-            workloads: SECURE_RANDOM + %w[rsa startup], **base),
+            workloads: SECURE_RANDOM + %w[rsa rsa_threads startup], **base),
       ]
       return list unless version == "10.1"
 

@@ -21,6 +21,7 @@ module Bench
       "cold" => "Cold paths: a fresh fiber or thread that asks once (bench/cold.rb)",
       "request_id" => "A Rails request id per request (bench/request_id.rb)",
       "rsa" => "RSA, one thread, PKCS#1 v1.5 with SHA-256 (bench/rsa.rb)",
+      "rsa_threads" => "RSA-2048 in N long-lived threads: total operations/s (bench/rsa_threads.rb)",
       "startup" => "Startup: process start to the first SecureRandom.uuid (bench/startup.rb)",
     }.freeze
 
@@ -55,10 +56,11 @@ module Bench
       @sections ||= [
         (["At a glance: calls per second, one thread", [glance_intro], glance_table, []] if glance_rows.any?),
         (section("secure_random", []) { |notes| calls_table("secure_random", notes) } if ran?("secure_random")),
-        (section("threads", threads_intro) { |notes| threads_table(notes) } if ran?("threads")),
+        (section("threads", threads_intro) { |notes| threads_table(notes, "threads") } if ran?("threads")),
         (section("cold", cold_intro) { |notes| calls_table("cold", notes) } if ran?("cold")),
         (section("request_id", request_intro) { |notes| calls_table("request_id", notes) } if ran?("request_id")),
         (section("rsa", rsa_intro) { |notes| calls_table("rsa", notes) } if ran?("rsa")),
+        (section("rsa_threads", threads_intro) { |notes| threads_table(notes, "rsa_threads") } if ran?("rsa_threads")),
         ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
         ["Targets (issues 2, 3, 4 and 15)", [], Targets.new(@results).table, []],
       ].compact
@@ -215,17 +217,17 @@ module Bench
        *("10,000 fibers that each ask once took: #{costs.join("; ")} (FastRandom.stats)." unless costs.empty?)]
     end
 
-    def threads_table(absences)
+    def threads_table(absences, workload)
       table = Table.new(["call, threads", "implementation", ">i/s", ">±", ">MB/s", ">vs 1 thread", ">vs stock", ">vs MRI"])
-      @results.cases("threads").each do |name|
+      @results.cases(workload).each do |name|
         single = name.sub(/\d+ threads?\z/, "1 thread")
-        @results.keys("threads").each do |key|
-          next unless @results.covers?("threads", key, name)
+        @results.keys(workload).each do |key|
+          next unless @results.covers?(workload, key, name)
 
-          ips = @results.ips("threads", key, name)
-          table << [name, @results.label(key), *measured_cells("threads", key, name, absences),
-                    megabytes(bytes_per_second("threads", key, name)),
-                    ratio(divide(ips, @results.ips("threads", key, single))), *ratio_cells("threads", key, name)]
+          ips = @results.ips(workload, key, name)
+          table << [name, @results.label(key), *measured_cells(workload, key, name, absences),
+                    megabytes(bytes_per_second(workload, key, name)),
+                    ratio(divide(ips, @results.ips(workload, key, single))), *ratio_cells(workload, key, name)]
         end
       end
       table

@@ -6,7 +6,7 @@ module Bench
   # MRI and both JRubies sign with exactly the same keys.
   module RSAKeys
     DIR = File.expand_path("../../tmp/bench/keys", __dir__)
-    SIZES = [2048, 4096].freeze
+    SIZES = [2048, 3072, 4096].freeze
 
     module_function
 

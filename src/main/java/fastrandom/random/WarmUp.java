@@ -19,7 +19,7 @@ public final class WarmUp {
      * served straight from the OS ({@link ThreadGenerators#forCall()}), so
      * the first call of a process does not wait for the JCE to initialize.
      */
-    static boolean done() {
+    public static boolean done() {
         return done;
     }
 
