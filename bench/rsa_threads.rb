@@ -21,8 +21,8 @@ work = {
   "verify 2048" => ->(n) { n.times { key.verify("SHA256", signature, data) or raise "signature did not verify" } },
 }
 pools = [1, 2, 4].to_h { |n| [n, Bench::ThreadPool.new(n) { |name, calls| work.fetch(name).call(calls) }] }
-Bench.ips do |x|
+Bench.threads do |add|
   work.each_key do |name|
-    pools.each { |threads, pool| x.report(Bench::ThreadPool.label(name, threads)) { |calls| pool.run(calls, name) } }
+    pools.each { |threads, pool| add.call(Bench::ThreadPool.label(name, threads), pool, name, chunk: 10) }
   end
 end

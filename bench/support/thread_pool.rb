@@ -1,33 +1,93 @@
 # frozen_string_literal: true
 
+require "json"
+
 module Bench
-  # Long-lived threads, as a server's pool: started once, before anything is
-  # timed, each looping on its own queue of work. run hands each its share of
-  # a number of calls and waits for all to finish.
+  # Long-lived threads, as a server's pool under load: started once, before
+  # anything is timed, each runs the work in a loop, chunk after chunk, and
+  # counts what it did. The main thread reads the counts every 100 ms, after
+  # a warm-up, and reports the total calls per second with the standard
+  # deviation of those samples. No barrier: one thread's pause (GC, the
+  # scheduler) never idles the others, and nothing depends on benchmark-ips's
+  # warm-up, which times one call at a time (here that would time the
+  # hand-off between threads, not the work).
   class ThreadPool
+    SAMPLE = 0.1
+
+    # +work+ gets (*args, calls) and makes that many calls.
     def initialize(size, &work)
-      @work = work
-      @done = Queue.new
-      @queues = Array.new(size) { Queue.new }
-      @queues.each do |queue|
+      @jobs = Array.new(size) { Queue.new }
+      @counts = Array.new(size, 0)
+      @jobs.each_with_index do |queue, i|
         Thread.new do
           while (job = queue.pop)
-            @work.call(*job)
-            @done << true
+            args, chunk = job
+            @counts[i] += chunk.tap { work.call(*args, chunk) } until @stop
           end
         end
       end
     end
 
-    # Runs the pool's block with (*args, share of calls) on every thread.
-    def run(calls, *args)
-      share, extra = calls.divmod(@queues.size)
-      @queues.each_with_index { |queue, i| queue << [*args, share + (i < extra ? 1 : 0)] }
-      @queues.size.times { @done.pop }
+    def size
+      @jobs.size
+    end
+
+    # Runs (*args) on every thread, +chunk+ calls at a time, for the warm-up
+    # then the measurement; returns benchmark-ips's entry fields for it.
+    def measure(name, *args, chunk:, warmup:, time:)
+      @stop = false
+      @jobs.each { |queue| queue << [args, chunk] }
+      sleep warmup
+      rates = []
+      total = 0
+      started = last = clock
+      count = @counts.sum
+      while (now = clock) - started < time
+        sleep SAMPLE
+        now = clock
+        done = @counts.sum
+        rates << (done - count) / (now - last)
+        total += done - count
+        count = done
+        last = now
+      end
+      @stop = true
+      entry(name, rates, total, last - started)
     end
 
     def self.label(name, threads)
       "#{name}, #{threads} thread#{"s" unless threads == 1}"
     end
+
+    private
+
+    def clock
+      Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
+
+    def entry(name, rates, calls, seconds)
+      mean = calls / seconds
+      stddev = Math.sqrt(rates.sum { |r| (r - mean)**2 } / [rates.size - 1, 1].max)
+      { "name" => name, "central_tendency" => mean, "ips" => mean, "error" => stddev.round, "stddev" => stddev.round,
+        "microseconds" => seconds * 1e6, "iterations" => calls, "cycles" => rates.size }
+    end
+  end
+
+  module_function
+
+  # The thread workloads' benchmark-ips: every (label, pool, args, chunk) the
+  # block adds is measured in turn with ThreadPool#measure; the results go
+  # where Bench.ips puts benchmark-ips's (bench/run.rb merges both alike),
+  # or to the terminal by hand.
+  def threads(notes = {})
+    entries = []
+    yield ->(label, pool, *args, chunk:) { entries << [label, pool, args, chunk] }
+    results = entries.map do |label, pool, args, chunk|
+      pool.measure(label, *args, chunk: chunk, **ips_times).tap do |r|
+        warn format("%-32s %14.1f i/s (±%.1f%%)", label, r["ips"], 100.0 * r["stddev"] / r["ips"]) unless output_prefix
+      end
+    end
+    File.write("#{output_prefix}.ips.json", JSON.pretty_generate(results)) if output_prefix
+    write_meta(notes)
   end
 end
