@@ -1,5 +1,15 @@
 # frozen_string_literal: true
 
+# fast_random: a fast, per-thread SecureRandom for JRuby.
+#
+#   require "fast_random"   # e.g. in config/initializers/fast_random.rb
+#
+# SecureRandom's methods then draw from per-thread NIST SP 800-90A CTR_DRBGs
+# (AES-256) seeded from one primary DRBG seeded from the OS; see README.md.
+# The API (FastRandom.backend, .reseed!, .stats, ...) and the hooks are Java
+# (org.jruby.ext.fastrandom.FastRandomModule and SecureRandomLibrary): on a
+# cold JVM each Ruby file and method costs start-up time, so this file is all
+# the Ruby that `require "fast_random"` loads.
 require_relative "fast_random/version"
 
 # Outside JRuby (MRI) fast_random leaves everything as it is: see
@@ -9,80 +19,7 @@ unless RUBY_ENGINE == "jruby"
   return
 end
 
-# fast_random: a fast, per-thread SecureRandom for JRuby.
-#
-#   require "fast_random"   # e.g. in config/initializers/fast_random.rb
-#
-# SecureRandom's methods then draw from one NIST SP 800-90A CTR_DRBG
-# (AES-256) per thread, seeded from the OS; see README.md.
-module FastRandom
-  BACKENDS = %i[drbg rdrand].freeze
-
-  class << self
-    # The generator behind SecureRandom: :drbg (the default: a per-thread
-    # AES-256 CTR_DRBG seeded from the OS, mixed with RDSEED/RDRAND) or
-    # :rdrand (the CPU's RDRAND instruction, in bulk).
-    def backend
-      FastRandom::Generator.backend
-    end
-
-    # Switches every thread to +name+ before its next output. Raises
-    # BackendUnavailableError (saying why) when RDRAND cannot be used here.
-    def backend=(name)
-      backend = name.to_sym if name.is_a?(String) || name.is_a?(Symbol)
-      raise ArgumentError, "unknown backend #{name.inspect} (use one of #{BACKENDS.inspect})" unless BACKENDS.include?(backend)
-
-      FastRandom::Generator.backend = backend
-    end
-
-    # Whether the :rdrand backend can run here (the CPU has RDRAND, it passed
-    # its self-test and the native library loaded). Loads the library.
-    def rdrand_available?
-      FastRandom::Generator.rdrand_available?
-    end
-
-    # Why RDRAND is not usable here, or nil.
-    def rdrand_problem
-      FastRandom::Generator.cpu_random_problem
-    end
-
-    # Makes every thread's generator drop buffered output and reseed from the
-    # OS before it hands out anything else (the caller's at once).
-    def reseed!
-      FastRandom::Generator.reseed_all
-      nil
-    end
-
-    # Process-wide counters: generators created (shared and threads' own),
-    # seeds taken from the OS (by the primary DRBG, which seeds all others),
-    # bytes generated, and calls per backend and kind:
-    # {calls: {drbg: {uuid: 12, hex: 3, ...}, rdrand: {...}}}.
-    def stats
-      FastRandom::Generator.stats
-    end
-
-    # True where SecureRandom is backed by fast_random (JRuby).
-    def active?
-      true
-    end
-
-    # FastRandom::Generator (the controls behind the methods above) and
-    # FastRandom::RSA (with openssl, see openssl_hook.rb) load on first use.
-    # (Not with Module#autoload: its first use costs JRuby some 20 ms of
-    # start-up.) require_relative loads each once, whatever the threads.
-    def const_missing(name)
-      case name
-      when :Generator then require_relative "fast_random/generator"
-      when :RSA then require_relative "fast_random/rsa"
-      else return super
-      end
-      const_get(name, false)
-    end
-  end
-end
-
 require "securerandom"
-require_relative "fast_random/errors"
 # The plain (platform "ruby") gem, which MRI installs, has no jar.
 unless File.exist?(File.join(__dir__, "fast_random", "fast_random.jar"))
   raise LoadError, "fast_random #{FastRandom::VERSION} has no fast_random.jar here (#{__dir__}/fast_random): " \
@@ -90,12 +27,40 @@ unless File.exist?(File.join(__dir__, "fast_random", "fast_random.jar"))
                    "on MRI: bundle lock --add-platform java); in a checkout, run rake compile"
 end
 require_relative "fast_random/fast_random.jar"
-# Where the JNI library (RDRAND/RDSEED, libcrypto) is, one directory per
-# platform; the extension loads it only when first needed.
+# Where the JNI library (RDRAND/RDSEED, libcrypto) and rsa.rb are; the
+# extension loads each only when first needed.
 FastRandom::LIBRARY_DIR = File.join(__dir__, "fast_random")
 FastRandom.private_constant(:LIBRARY_DIR)
 JRuby::Util.load_ext("org.jruby.ext.fastrandom.SecureRandomLibrary")
-require_relative "fast_random/secure_random"
-require_relative "fast_random/openssl_hook"
 
-FastRandom.backend = ENV["FAST_RANDOM_BACKEND"] if ENV["FAST_RANDOM_BACKEND"]
+module FastRandom
+  # Prepended to SecureRandom's singleton class by the extension, with its
+  # Java methods (bytes, gen_random, random_bytes, hex, base64,
+  # urlsafe_base64, uuid, uuid_v4, random_number, rand). These two take
+  # keywords, so their signatures are Ruby's and their work is Java's.
+  module SecureRandomMethods
+    DEFAULT_ALPHANUMERIC = Random::Formatter::ALPHANUMERIC.dup.freeze
+
+    def uuid_v7(extra_timestamp_bits: 0)
+      FastRandom::Generator.uuid_v7(Integer(extra_timestamp_bits))
+    end
+
+    def alphanumeric(n = nil, chars: DEFAULT_ALPHANUMERIC)
+      n = 16 if n.nil?
+      if Array === chars && (Integer === n || ((Float === n || Rational === n) && n > FastRandom::Generator::MAX_LENGTH))
+        # Java, which raises NoMemoryError at once for lengths no String can
+        # hold, where MRI's loop would grow the string until memory runs out.
+        FastRandom::Generator.choose(chars, n)
+      elsif chars.size < 2
+        # MRI 3.3 and 3.4's choose loops forever here; this is what MRI 3.5's does.
+        raise ArgumentError, "character source must not be empty" if chars.size.zero?
+
+        chars.first * n
+      else
+        # MRI's own algorithm (Random::Formatter#choose) for other argument
+        # types, so they convert and fail exactly as on MRI.
+        choose(chars, n)
+      end
+    end
+  end
+end

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+# fast_random's errors for MRI (fast_random/inactive.rb); on JRuby the
+# extension defines the same classes (org.jruby.ext.fastrandom.Errors).
+
 module FastRandom
   # Base class of fast_random's own errors.
   class Error < StandardError; end

@@ -58,7 +58,7 @@ module FastRandom
         defined?(::OpenSSL::PKey::RSA) ? Native.installed? : false
       end
 
-      # Called once openssl is loaded (see openssl_hook.rb): puts fast_random's
+      # Called once openssl is loaded (org.jruby.ext.fastrandom.OpenSSLHook): puts fast_random's
       # provider in front of jruby-openssl's, and PSSMethods in front of
       # OpenSSL::PKey::RSA's PSS methods, which no provider reaches.
       def install

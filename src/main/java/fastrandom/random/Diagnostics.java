@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  */
 public final class Diagnostics {
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
-    private static volatile Consumer<String> sink = message -> System.err.println(message);
+    private static volatile Consumer<String> sink = new StandardError();
 
     private Diagnostics() {}
 
@@ -26,5 +26,13 @@ public final class Diagnostics {
     /** Prints "fast_random: message" (callers that decide themselves when to warn). */
     public static void warn(String message) {
         sink.accept("fast_random: " + message);
+    }
+
+    /** The sink outside Ruby. (A class, not a lambda: a lambda costs start-up time on a cold JVM.) */
+    private static final class StandardError implements Consumer<String> {
+        @Override
+        public void accept(String message) {
+            System.err.println(message);
+        }
     }
 }

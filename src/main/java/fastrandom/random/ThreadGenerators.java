@@ -57,7 +57,7 @@ public final class ThreadGenerators {
             return own();
         }
         if (!WarmUp.done() && backend == Backend.DRBG) {
-            WarmUp.start();
+            WarmUp.calledBeforeWarm();
             return STARTING;
         }
         Calls calls = (Calls) local;

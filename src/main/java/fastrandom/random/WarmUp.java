@@ -12,6 +12,7 @@ package fastrandom.random;
  */
 public final class WarmUp {
     private static final java.util.concurrent.atomic.AtomicBoolean STARTED = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final java.util.concurrent.atomic.AtomicInteger CALLS = new java.util.concurrent.atomic.AtomicInteger();
     private static volatile boolean done;
 
     /**
@@ -23,15 +24,28 @@ public final class WarmUp {
         return done;
     }
 
-    /** Starts the warm-up, once per process. */
-    static void start() {
-        if (STARTED.get() || !STARTED.compareAndSet(false, true)) return;
-        Thread thread = new Thread(WarmUp::run, "fast_random-warm-up");
+    /**
+     * Called by every call the OS serves while the warm-up is not done:
+     * starts the warm-up at the second, once per process. The first call
+     * does not pay for starting a thread, nor share the cores with the JCE's
+     * initialization, and a process that asks once never pays for it.
+     */
+    static void calledBeforeWarm() {
+        if (STARTED.get() || CALLS.getAndIncrement() < 1 || !STARTED.compareAndSet(false, true)) return;
+        Thread thread = new Thread(new Task(), "fast_random-warm-up");
         thread.setDaemon(true);
         thread.start();
     }
 
-    private static void run() {
+    /** The warm-up's work. (A class, not a lambda: a lambda costs start-up time on a cold JVM.) */
+    private static final class Task implements Runnable {
+        @Override
+        public void run() {
+            warmUp();
+        }
+    }
+
+    private static void warmUp() {
         try {
             OsEntropy.INSTANCE.name();
             CtrDrbg drbg = new CtrDrbg();

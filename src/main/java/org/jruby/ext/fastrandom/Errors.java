@@ -11,11 +11,25 @@ import org.jruby.runtime.ThreadContext;
 import fastrandom.jni.CpuRandomFailure;
 
 /**
- * The Ruby exceptions our Java methods raise: fast_random's own (defined in
- * lib/fast_random/errors.rb) and core ones whose message must be MRI's.
+ * The Ruby exceptions our Java methods raise: fast_random's own and core
+ * ones whose message must be MRI's.
  */
 final class Errors {
     private Errors() {}
+
+    /**
+     * fast_random's own errors, as lib/fast_random/errors.rb defines them for
+     * MRI: FastRandom::Error (a StandardError), the base of
+     * BackendUnavailableError (a backend that cannot run here was asked for;
+     * the message says why) and HardwareRandomError (the CPU's random number
+     * instruction failed while in use, on the :rdrand backend).
+     */
+    static void define(Ruby runtime, RubyModule fastRandom) {
+        RubyClass error = fastRandom.defineClassUnder("Error", runtime.getStandardError(),
+                runtime.getStandardError().getAllocator());
+        fastRandom.defineClassUnder("BackendUnavailableError", error, error.getAllocator());
+        fastRandom.defineClassUnder("HardwareRandomError", error, error.getAllocator());
+    }
 
     /** FastRandom::HardwareRandomError: the CPU's generator failed while in use. */
     static RaiseException hardware(ThreadContext context, CpuRandomFailure failure) {

@@ -17,7 +17,6 @@ import org.jruby.runtime.builtin.IRubyObject;
 import fastrandom.jni.CpuRandom;
 import fastrandom.jni.CpuRandomFailure;
 import fastrandom.jni.NativeLibrary;
-import fastrandom.random.Backend;
 import fastrandom.random.BufferedRandom;
 import fastrandom.random.Call;
 import fastrandom.random.SeedLog;
@@ -26,9 +25,11 @@ import fastrandom.text.Alphabet;
 import fastrandom.uuid.Uuids;
 
 /**
- * {@code FastRandom::Generator}: the generator's controls and the Java halves
- * of the methods whose Ruby signatures take keywords (lib/fast_random defines
- * those signatures, so keyword errors are Ruby's own).
+ * {@code FastRandom::Generator}, defined on first use: the Java halves of the
+ * SecureRandom methods whose Ruby signatures take keywords (lib/fast_random.rb
+ * defines those signatures, so keyword errors are Ruby's own), what the CPU's
+ * generator can do here, and the test hooks. The public controls are
+ * {@code FastRandom}'s own ({@link FastRandomModule}).
  */
 public final class GeneratorModule {
     private static volatile Alphabet alphanumeric;
@@ -111,34 +112,6 @@ public final class GeneratorModule {
         alphanumericChars = chars;
     }
 
-
-    @JRubyMethod(name = "backend", meta = true)
-    public static IRubyObject backend(ThreadContext context, IRubyObject self) {
-        return symbol(context.runtime, ThreadGenerators.backend());
-    }
-
-    /** Switches backend (:drbg or :rdrand); raises BackendUnavailableError saying why RDRAND cannot be used. */
-    @JRubyMethod(name = "backend=", meta = true)
-    public static IRubyObject set_backend(ThreadContext context, IRubyObject self, IRubyObject name) {
-        Backend backend;
-        try {
-            backend = Backend.valueOf(name.asJavaString().toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw context.runtime.newArgumentError("unknown backend " + name.inspect() + " (use :drbg or :rdrand)");
-        }
-        try {
-            ThreadGenerators.setBackend(backend);
-        } catch (IllegalStateException e) {
-            throw Errors.backendUnavailable(context, e.getMessage());
-        }
-        return name;
-    }
-
-    @JRubyMethod(name = "rdrand_available?", meta = true)
-    public static IRubyObject rdrand_available_p(ThreadContext context, IRubyObject self) {
-        return context.runtime.newBoolean(CpuRandom.rdrand());
-    }
-
     @JRubyMethod(name = "rdseed_available?", meta = true)
     public static IRubyObject rdseed_available_p(ThreadContext context, IRubyObject self) {
         return context.runtime.newBoolean(CpuRandom.rdseed());
@@ -152,42 +125,9 @@ public final class GeneratorModule {
         return reason == null ? context.nil : context.runtime.newString(reason);
     }
 
-    @JRubyMethod(name = "reseed_all", meta = true)
-    public static IRubyObject reseed_all(ThreadContext context, IRubyObject self) {
-        ThreadGenerators.reseedAll();
-        return context.nil;
-    }
-
     @JRubyMethod(name = "entropy_source", meta = true)
     public static IRubyObject entropy_source(ThreadContext context, IRubyObject self) {
         return context.runtime.newString(ThreadGenerators.entropySource().name());
-    }
-
-    /**
-     * Process-wide counters: generators created (shared and threads' own),
-     * seeds taken from the OS (by the primary DRBG),
-     * bytes generated, and calls per backend and kind
-     * ({@code calls: {drbg: {uuid: 12, hex: 0, ...}, rdrand: {...}}}).
-     */
-    @JRubyMethod(name = "stats", meta = true)
-    public static IRubyObject stats(ThreadContext context, IRubyObject self) {
-        Ruby runtime = context.runtime;
-        RubyHash stats = RubyHash.newHash(runtime);
-        stats.fastASet(runtime.newSymbol("generators"), runtime.newFixnum(ThreadGenerators.generatorsCreated()));
-        stats.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(ThreadGenerators.seedsTaken()));
-        stats.fastASet(runtime.newSymbol("bytes_generated"), runtime.newFixnum(ThreadGenerators.bytesGenerated()));
-        RubyHash calls = RubyHash.newHash(runtime);
-        for (Backend backend : Backend.values()) {
-            RubyHash counts = RubyHash.newHash(runtime);
-            for (Call call : Call.values()) counts.fastASet(symbol(runtime, call), runtime.newFixnum(call.count(backend)));
-            calls.fastASet(symbol(runtime, backend), counts);
-        }
-        stats.fastASet(runtime.newSymbol("calls"), calls);
-        return stats;
-    }
-
-    private static IRubyObject symbol(Ruby runtime, Enum<?> constant) {
-        return runtime.newSymbol(constant.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     /**

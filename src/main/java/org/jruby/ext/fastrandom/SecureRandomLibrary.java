@@ -11,22 +11,34 @@ import fastrandom.random.Diagnostics;
 
 /**
  * Loaded by {@code require "fast_random"} (lib/fast_random.rb, through
- * {@code JRuby::Util.load_ext}): binds
+ * {@code JRuby::Util.load_ext}): defines fast_random's Ruby API
+ * ({@link FastRandomModule}, {@link Errors#define the errors}), binds
  * {@code FastRandom::SecureRandomMethods} and prepends it to SecureRandom's
- * singleton class. Only what every program needs: {@code FastRandom::Generator}
- * ({@link GeneratorLibrary}), the OpenSSL hooks ({@link OpenSSLLibrary}) and
- * RSA ({@link RsaLibrary}) load when first used.
+ * singleton class, and sets the OpenSSL hook ({@link OpenSSLHook}). All of it
+ * Java, bound through populators generated at build time: only what every
+ * program needs. {@code FastRandom::Generator}, the OpenSSL::Random methods
+ * ({@link OpenSSLLibrary}) and RSA ({@link RsaLibrary}) load when first used.
  */
 public final class SecureRandomLibrary implements Library {
     @Override
     public void load(Ruby runtime, boolean wrap) {
         ThreadContext context = runtime.getCurrentContext();
-        Diagnostics.setSink(message -> warn(runtime, message));
+        Diagnostics.setSink(new RubyWarnings(runtime));
         Messages.useRubyVersion(runtime.getObject().getConstant("RUBY_VERSION").asJavaString());
         RubyModule fastRandom = runtime.getOrCreateModule("FastRandom");
+        Errors.define(runtime, fastRandom);
+        FastRandomModule.define(runtime, fastRandom);
         NativeLibrary.setPath(nativeLibraryPath(context, fastRandom));
         RubyModule methods = SecureRandomMethods.define(runtime, fastRandom);
         runtime.getModule("SecureRandom").getSingletonClass().prependModule(methods);
+        OpenSSLHook.define(runtime, fastRandom);
+        IRubyObject backend = environment(context, "FAST_RANDOM_BACKEND");
+        if (!backend.isNil()) FastRandomModule.set_backend(context, fastRandom, backend);
+    }
+
+    /** {@code ENV[name]}, as Ruby sees it (nil when unset). */
+    private static IRubyObject environment(ThreadContext context, String name) {
+        return context.runtime.getENV().op_aref(context, context.runtime.newString(name));
     }
 
     /**
@@ -35,14 +47,23 @@ public final class SecureRandomLibrary implements Library {
      * platform's directory beside the jar, {@code FastRandom::LIBRARY_DIR}.
      */
     private static String nativeLibraryPath(ThreadContext context, RubyModule fastRandom) {
-        IRubyObject override = context.runtime.getENV().op_aref(context, context.runtime.newString("FAST_RANDOM_NATIVE_LIBRARY"));
+        IRubyObject override = environment(context, "FAST_RANDOM_NATIVE_LIBRARY");
         if (!override.isNil()) return override.asJavaString();
         return fastRandom.getConstant("LIBRARY_DIR").asJavaString() + "/" + NativeLibrary.platformFile();
     }
 
-    /** Writes a line to Ruby's $stderr (whatever it is at the time), as Kernel#warn does. */
-    private static void warn(Ruby runtime, String message) {
-        IRubyObject stderr = runtime.getGlobalVariables().get("$stderr");
-        stderr.callMethod(runtime.getCurrentContext(), "write", runtime.newString(message + "\n"));
+    /** Writes each warning as a line to Ruby's $stderr (whatever it is at the time), as Kernel#warn does. */
+    private static final class RubyWarnings implements java.util.function.Consumer<String> {
+        private final Ruby runtime;
+
+        RubyWarnings(Ruby runtime) {
+            this.runtime = runtime;
+        }
+
+        @Override
+        public void accept(String message) {
+            IRubyObject stderr = runtime.getGlobalVariables().get("$stderr");
+            stderr.callMethod(runtime.getCurrentContext(), "write", runtime.newString(message + "\n"));
+        }
     }
 }

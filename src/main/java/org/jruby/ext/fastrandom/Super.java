@@ -46,6 +46,10 @@ final class Super {
     }
 
     IRubyObject call(ThreadContext context, IRubyObject self, IRubyObject[] args) {
-        return method.call(context, self, owner, name, args, Block.NULL_BLOCK);
+        return call(context, self, args, Block.NULL_BLOCK);
+    }
+
+    IRubyObject call(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return method.call(context, self, owner, name, args, block);
     }
 }

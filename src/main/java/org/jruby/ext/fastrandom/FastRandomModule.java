@@ -1,0 +1,157 @@
+package org.jruby.ext.fastrandom;
+
+import org.jruby.Ruby;
+import org.jruby.RubyArray;
+import org.jruby.RubyHash;
+import org.jruby.RubyModule;
+import org.jruby.RubyString;
+import org.jruby.RubySymbol;
+import org.jruby.anno.JRubyMethod;
+import org.jruby.runtime.Block;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.jni.CpuRandom;
+import fastrandom.random.Backend;
+import fastrandom.random.Call;
+import fastrandom.random.ThreadGenerators;
+
+/**
+ * The API of the {@code FastRandom} module on JRuby (MRI gets the inactive
+ * one from lib/fast_random/inactive.rb):
+ * <pre>
+ *   FastRandom.backend            # =&gt; :drbg (the default) or :rdrand
+ *   FastRandom.backend = :rdrand  # or FAST_RANDOM_BACKEND=rdrand before the require
+ *   FastRandom.rdrand_available?  # =&gt; true where RDRAND works (loads the native library)
+ *   FastRandom.rdrand_problem     # =&gt; nil, or why not
+ *   FastRandom.reseed!            # every generator reseeds before its next output
+ *   FastRandom.stats              # =&gt; {generators:, seeds:, bytes_generated:, calls: {drbg: {...}, rdrand: {...}}}
+ *   FastRandom.active?            # =&gt; true
+ * </pre>
+ * Defined in Java, like the rest of what {@code require "fast_random"}
+ * loads: on a cold JVM every Ruby file and method definition costs start-up
+ * time, a populator generated at build time almost none.
+ * {@code FastRandom::Generator} (controls and test hooks) and
+ * {@code FastRandom::RSA} (lib/fast_random/rsa.rb) are defined on first use,
+ * through {@link #const_missing}.
+ */
+public final class FastRandomModule {
+    private FastRandomModule() {}
+
+    static void define(Ruby runtime, RubyModule fastRandom) {
+        Bindings.define(fastRandom, FastRandomModule.class);
+        RubyArray<?> backends = runtime.newArray(symbol(runtime, Backend.DRBG), symbol(runtime, Backend.RDRAND));
+        fastRandom.setConstant("BACKENDS", backends.freeze(runtime.getCurrentContext()));
+    }
+
+    /** The generator behind SecureRandom: :drbg or :rdrand. */
+    @JRubyMethod(name = "backend", meta = true)
+    public static IRubyObject backend(ThreadContext context, IRubyObject self) {
+        return symbol(context.runtime, ThreadGenerators.backend());
+    }
+
+    /**
+     * Switches every thread to {@code name} (:drbg or :rdrand, a Symbol or
+     * String) before its next output; raises ArgumentError for any other
+     * name and BackendUnavailableError, saying why, when RDRAND cannot be used here.
+     */
+    @JRubyMethod(name = "backend=", meta = true)
+    public static IRubyObject set_backend(ThreadContext context, IRubyObject self, IRubyObject name) {
+        Backend backend = null;
+        if (name instanceof RubySymbol || name instanceof RubyString) {
+            String wanted = name.asJavaString();
+            for (Backend candidate : Backend.values()) {
+                if (symbol(context.runtime, candidate).asJavaString().equals(wanted)) backend = candidate;
+            }
+        }
+        if (backend == null) {
+            IRubyObject backends = ((RubyModule) self).getConstant("BACKENDS");
+            throw context.runtime.newArgumentError("unknown backend " + name.inspect() + " (use one of " + backends.inspect() + ")");
+        }
+        try {
+            ThreadGenerators.setBackend(backend);
+        } catch (IllegalStateException e) {
+            throw Errors.backendUnavailable(context, e.getMessage());
+        }
+        return name;
+    }
+
+    /** Whether the :rdrand backend can run here (the CPU has RDRAND, it passed its self-test, the library loaded). */
+    @JRubyMethod(name = "rdrand_available?", meta = true)
+    public static IRubyObject rdrand_available_p(ThreadContext context, IRubyObject self) {
+        return context.runtime.newBoolean(CpuRandom.rdrand());
+    }
+
+    /** Why RDRAND is not usable here, or nil. */
+    @JRubyMethod(name = "rdrand_problem", meta = true)
+    public static IRubyObject rdrand_problem(ThreadContext context, IRubyObject self) {
+        String reason = CpuRandom.unavailableReason(false);
+        return reason == null ? context.nil : context.runtime.newString(reason);
+    }
+
+    /**
+     * Makes every generator drop buffered output and reseed before it hands
+     * out anything else: the primary from the OS now, the caller's own at once.
+     */
+    @JRubyMethod(name = "reseed!", meta = true)
+    public static IRubyObject reseed_bang(ThreadContext context, IRubyObject self) {
+        ThreadGenerators.reseedAll();
+        return context.nil;
+    }
+
+    /**
+     * Process-wide counters: generators created (shared and threads' own),
+     * seeds taken from the OS (by the primary DRBG, which seeds all others),
+     * bytes generated, and calls per backend and kind
+     * ({@code calls: {drbg: {uuid: 12, hex: 0, ...}, rdrand: {...}}}).
+     */
+    @JRubyMethod(name = "stats", meta = true)
+    public static IRubyObject stats(ThreadContext context, IRubyObject self) {
+        Ruby runtime = context.runtime;
+        RubyHash stats = RubyHash.newHash(runtime);
+        stats.fastASet(runtime.newSymbol("generators"), runtime.newFixnum(ThreadGenerators.generatorsCreated()));
+        stats.fastASet(runtime.newSymbol("seeds"), runtime.newFixnum(ThreadGenerators.seedsTaken()));
+        stats.fastASet(runtime.newSymbol("bytes_generated"), runtime.newFixnum(ThreadGenerators.bytesGenerated()));
+        RubyHash calls = RubyHash.newHash(runtime);
+        for (Backend backend : Backend.values()) {
+            RubyHash counts = RubyHash.newHash(runtime);
+            for (Call call : Call.values()) counts.fastASet(symbol(runtime, call), runtime.newFixnum(call.count(backend)));
+            calls.fastASet(symbol(runtime, backend), counts);
+        }
+        stats.fastASet(runtime.newSymbol("calls"), calls);
+        return stats;
+    }
+
+    /** True where SecureRandom is backed by fast_random (JRuby). */
+    @JRubyMethod(name = "active?", meta = true)
+    public static IRubyObject active_p(ThreadContext context, IRubyObject self) {
+        return context.tru;
+    }
+
+    /**
+     * Defines {@code FastRandom::Generator} and {@code FastRandom::RSA} the
+     * first time they are named (not with Module#autoload, whose first use
+     * costs JRuby some 20 ms of start-up); any other name raises NameError,
+     * as Module#const_missing does. Thread-safe: the first definition wins.
+     */
+    @JRubyMethod(name = "const_missing", meta = true)
+    public static IRubyObject const_missing(ThreadContext context, IRubyObject self, IRubyObject name) {
+        RubyModule fastRandom = (RubyModule) self;
+        String constant = name.asJavaString();
+        if ("Generator".equals(constant)) {
+            synchronized (FastRandomModule.class) {
+                if (fastRandom.getConstantAt("Generator") == null) GeneratorModule.define(context.runtime, fastRandom);
+            }
+        } else if ("RSA".equals(constant)) {
+            String dir = fastRandom.getConstantAt("LIBRARY_DIR").asJavaString();
+            context.runtime.getLoadService().require(dir + "/rsa");
+        } else {
+            return fastRandom.const_missing(context, name, Block.NULL_BLOCK);
+        }
+        return fastRandom.getConstantAt(constant);
+    }
+
+    static IRubyObject symbol(Ruby runtime, Enum<?> constant) {
+        return runtime.newSymbol(constant.name().toLowerCase(java.util.Locale.ROOT));
+    }
+}

@@ -1,0 +1,94 @@
+package org.jruby.ext.fastrandom;
+
+import org.jruby.Ruby;
+import org.jruby.RubyModule;
+import org.jruby.anno.JRubyMethod;
+import org.jruby.exceptions.RaiseException;
+import org.jruby.runtime.Block;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.random.Diagnostics;
+
+/**
+ * Points {@code OpenSSL::Random.random_bytes}
+ * at fast_random's generators ({@link OpenSSLLibrary}) and
+ * {@code OpenSSL::PKey::RSA} at its RSA engines ({@code FastRandom::RSA}),
+ * once jruby-openssl is loaded, whether that happens before or after
+ * fast_random. fast_random never loads openssl itself.
+ *
+ * <p>jruby-openssl defines OpenSSL's classes in Java, with
+ * {@code JRuby::Util.load_ext("org.jruby.ext.openssl.OpenSSL")} (from
+ * jopenssl/load, after its BouncyCastle jars); its Ruby files add nothing
+ * fast_random touches. So until then {@code FastRandom::OpenSSLLoadExt}
+ * is prepended to JRuby::Util's singleton class and waits for that call: a
+ * small module, unlike Kernel, whose require every object would look up
+ * through a wrapper.
+ */
+public final class OpenSSLHook {
+    static final String OPENSSL_EXTENSION = "org.jruby.ext.openssl.OpenSSL";
+    private static final String LOAD_EXT_PATH = "FastRandom::OpenSSLLoadExt";
+    /** Set on the FastRandom module once installed (per JRuby runtime). */
+    private static final String INSTALLED = "openssl_hook_installed";
+
+    private OpenSSLHook() {}
+
+    /** Installs now if openssl is already loaded, else waits for it ({@link LoadExt}). */
+    static void define(Ruby runtime, RubyModule fastRandom) {
+        if (install(runtime.getCurrentContext(), fastRandom)) return;
+        RubyModule loadExt = runtime.defineModuleUnder("OpenSSLLoadExt", fastRandom);
+        Bindings.define(loadExt, LoadExt.class);
+        runtime.getClassFromPath("JRuby::Util").getSingletonClass().prependModule(loadExt);
+    }
+
+    /**
+     * Installs fast_random's OpenSSL::Random methods and RSA, once; false
+     * while openssl is not loaded. A failure to install RSA never fails the
+     * require that loaded openssl: RSA stays on jruby-openssl's code, with
+     * one warning.
+     */
+    static synchronized boolean install(ThreadContext context, RubyModule fastRandom) {
+        Ruby runtime = context.runtime;
+        if (fastRandom.getInternalVariable(INSTALLED) != null) return true;
+        if (!defined(runtime, "OpenSSL::PKey::RSA") || !defined(runtime, "OpenSSL::Random")) return false;
+
+        fastRandom.setInternalVariable(INSTALLED, context.tru);
+        new OpenSSLLibrary().load(runtime, false);
+        try {
+            runtime.getModule("FastRandom").getConstant("RSA").callMethod(context, "install");
+        } catch (RaiseException e) {
+            warnRsa(e.getException().getMetaClass().getName() + ": " + e.getException().message(context).asJavaString());
+        } catch (RuntimeException | LinkageError e) {
+            warnRsa(e.getClass().getName() + ": " + e.getMessage());
+        }
+        return true;
+    }
+
+    private static void warnRsa(String why) {
+        Diagnostics.warn("RSA stays on jruby-openssl's Java code (installing fast_random's RSA failed: " + why + ")");
+    }
+
+    private static boolean defined(Ruby runtime, String path) {
+        RubyModule scope = runtime.getObject();
+        for (String name : path.split("::")) {
+            IRubyObject value = scope.getConstantAt(name);
+            if (!(value instanceof RubyModule)) return false;
+            scope = (RubyModule) value;
+        }
+        return true;
+    }
+
+    /** {@code FastRandom::OpenSSLLoadExt}, prepended to JRuby::Util's singleton class while openssl is not loaded. */
+    public static final class LoadExt {
+        private LoadExt() {}
+
+        @JRubyMethod(name = "load_ext", rest = true)
+        public static IRubyObject load_ext(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+            IRubyObject loaded = Super.of(context, self, LOAD_EXT_PATH, "load_ext").call(context, self, args, block);
+            if (args.length > 0 && OPENSSL_EXTENSION.equals(args[0].toString())) {
+                install(context, context.runtime.getModule("FastRandom"));
+            }
+            return loaded;
+        }
+    }
+}
