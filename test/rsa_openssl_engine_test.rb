@@ -98,13 +98,14 @@ class RsaOpenSslEngineTest < Minitest::Test
 
   def test_native_handles_cannot_be_reached_or_misused_from_ruby
     # The natives taking raw handles are private; only Key objects reach them.
-    %i[privateRaw private_raw publicRaw public_raw freeKey free_key open version0].each do |name|
+    %i[privateRaw private_raw publicRaw public_raw signPkcs1 sign_pkcs1 verifyPkcs1 verify_pkcs1
+       freeKey free_key open version0].each do |name|
       refute_respond_to LibCrypto, name
       assert_raises(NoMethodError) { LibCrypto.public_send(name, 1, nil, 256) }
     end
-    assert_raises(LibCryptoException) { LibCrypto.new_private_key(1, nil, nil, nil, nil, nil, nil, nil) }
+    assert_raises(LibCryptoException) { LibCrypto.new_private_key(1, nil, nil, nil, nil, nil, nil, nil, false) }
     key = RsaTestKeys.key(1024, 65_537)
-    native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv)
+    native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv, false)
     input = ([0] * 127 + [3]).pack("C*").to_java_bytes
     assert_equal 3.pow(key.d, key.n), java.math.BigInteger.new(1, native.private_raw(input)).to_i
     # Wrong lengths are refused in C, not read past.
@@ -114,6 +115,8 @@ class RsaOpenSslEngineTest < Minitest::Test
     native.close
     assert_nil native.private_raw(input)
     assert_nil native.public_raw(input)
+    assert_nil native.sign_pkcs1(LibCrypto::Hash::SHA256, input, 0, 3, false)
+    assert_nil native.verify_pkcs1(LibCrypto::Hash::SHA256, input, 0, 3, false, input)
 
     public_key = LibCrypto.new_public_key(key.n, key.e)
     assert_raises(LibCryptoException) { public_key.private_raw(input) }
@@ -122,34 +125,57 @@ class RsaOpenSslEngineTest < Minitest::Test
   end
 
   # Below the engine's consistency check: a native key built from a
-  # corrupted CRT exponent stands for a fault during the exponentiation. The
-  # result is checked with the public exponent in C and never returned.
-  def test_a_faulty_private_result_is_never_returned
+  # corrupted CRT value stands for a fault in the CRT step, the one that
+  # could reveal a prime factor (Boneh, DeMillo and Lipton; Lenstra). With
+  # nothing of ours checking, OpenSSL's own check (rsa_ossl_mod_exp: the CRT
+  # result raised to e must give the input back, else it recomputes without
+  # CRT) must return the right result. The engine probes exactly this once
+  # and then leaves the checking to OpenSSL, as MRI does.
+  def test_openssl_recomputes_a_faulty_crt_result_itself
+    assert Engine.libcrypto_checks_crt, "this libcrypto does not check its CRT results"
+    refute engine.checks_results
     key = RsaTestKeys.key(1024, 65_537)
     input = ([0] * 127 + [5]).pack("C*").to_java_bytes
-    raised = 0
-    [{ dp: key.dp ^ 2 }, { dq: key.dq ^ 8 }, { d: key.d ^ 2, dp: key.dp ^ 2 }].each do |corruption|
+    [{ dp: key.dp ^ 2 }, { dq: key.dq ^ 8 }, { qinv: key.qinv ^ 4 }, { dp: key.dp ^ 2, dq: key.dq ^ 2 }].each do |corruption|
       bad = key.with(**corruption)
-      native = LibCrypto.new_private_key(bad.n, bad.e, bad.d, bad.p, bad.q, bad.dp, bad.dq, bad.qinv)
+      native = LibCrypto.new_private_key(bad.n, bad.e, bad.d, bad.p, bad.q, bad.dp, bad.dq, bad.qinv, false)
       begin
-        result = native.private_raw(input)
-        # OpenSSL's own check may already have recomputed it without CRT: then it is right.
-        assert_equal 5.pow(key.d, key.n), java.math.BigInteger.new(1, result).to_i, corruption.inspect
-      rescue LibCryptoException => e
-        assert_match(/public-exponent check/, e.message)
-        [key.p, key.q, key.d].each { |secret| refute_includes e.message, secret.to_s(16) }
-        raised += 1
+        assert_equal 5.pow(key.d, key.n), java.math.BigInteger.new(1, native.private_raw(input)).to_i, corruption.inspect
       ensure
         native.close
       end
     end
-    # With d corrupted too, OpenSSL's own fallback (non-CRT with d) is wrong as well: only our check stops it.
-    assert_operator raised, :>=, 1
+  end
+
+  # What OpenSSL's check leaves: its recomputation without CRT is not checked
+  # again, so a second fault, in d as well, gives a wrong result (which does
+  # not reveal a factor: it is wrong modulo both primes). A key made with
+  # check_results (what the engine does where libcrypto's own check is
+  # missing) checks every final result in C and returns nothing then.
+  def test_result_checks_in_c_stop_what_openssls_check_lets_through
+    key = RsaTestKeys.key(1024, 65_537)
+    input = ([0] * 127 + [5]).pack("C*").to_java_bytes
+    bad = key.with(d: key.d ^ 2, dp: key.dp ^ 2)
+    values = [bad.n, bad.e, bad.d, bad.p, bad.q, bad.dp, bad.dq, bad.qinv]
+    unchecked = LibCrypto.new_private_key(*values, false)
+    checked = LibCrypto.new_private_key(*values, true)
+    begin
+      refute_equal 5.pow(key.d, key.n), java.math.BigInteger.new(1, unchecked.private_raw(input)).to_i
+      error = assert_raises(LibCryptoException) { checked.private_raw(input) }
+      assert_match(/public-exponent check/, error.message)
+      [key.p, key.q, key.d].each { |secret| refute_includes error.message, secret.to_s(16) }
+      digest = ("\0" * 32).to_java_bytes
+      error = assert_raises(LibCryptoException) { checked.sign_pkcs1(LibCrypto::Hash::SHA256, digest, 0, 32, true) }
+      assert_match(/public-exponent check/, error.message)
+    ensure
+      unchecked.close
+      checked.close
+    end
   end
 
   def test_a_key_closed_while_in_use_is_freed_after_the_call
     key = RsaTestKeys.key(2048, 65_537)
-    native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv)
+    native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv, false)
     before = LibCrypto.live_keys
     input = ([0] * 255 + [7]).pack("C*").to_java_bytes
     workers = Array.new(4) { Thread.new { Array.new(50) { native.private_raw(input) } } }

@@ -1,184 +1,98 @@
 /*
- * fast_random's native helper, part 2: the RSA exponentiations of the
- * :openssl engine, through OpenSSL's libcrypto 3, for the JVM through JNI.
- *
- * libcrypto is opened with dlopen on first use (never when this library is
- * loaded) and its functions found with dlsym, so neither building nor
- * loading this library needs OpenSSL's headers or libcrypto itself: only the
- * machines that use the engine need libssl3. The few types and constants we
- * use are declared below, from OpenSSL 3.0's public headers.
+ * fast_random's native helper: RSA for the :openssl engine, through
+ * OpenSSL's libcrypto 3 (opened on first use, see libcrypto.h), for the JVM
+ * through JNI.
  *
  * A private key is one OpenSSL RSA object built once (RSA_new and the
  * RSA_set0_* setters, deprecated in 3.0 but still exported), pinned to
  * OpenSSL's own software method, and used for every call on that key, so
  * what OpenSSL computes on first use (the Montgomery contexts for n, p and
  * q, and the blinding factors) is reused. A private operation is
- * RSA_private_encrypt with RSA_NO_PADDING: blinded, constant-time CRT.
+ * RSA_private_encrypt with RSA_NO_PADDING: blinded, constant-time CRT, whose
+ * result OpenSSL checks with the public exponent (rsa_ossl_mod_exp: on a
+ * mismatch it recomputes without CRT, so a fault in the CRT step, which
+ * could reveal a prime factor, never leaves it). A key made with
+ * check_results also checks every final result here (result^e mod n must
+ * give the input back) and returns nothing when it does not: the engine asks
+ * for that when this libcrypto's own check did not prove itself at start
+ * (fastrandom.rsa.OpenSslRsaEngine).
  *
- * Every private result is checked here with the public exponent before it
- * leaves C (result^e mod n must give the input back), through a Montgomery
- * context for n kept with the key. OpenSSL 3.0 makes the same check inside
- * the CRT step but, when it fails, returns a recomputed, unchecked result;
- * checking the final value ourselves covers that path and the unblinding too.
+ * PKCS#1 v1.5 signatures (RFC 8017, section 8.2) are one call each: the
+ * digest (OpenSSL's one-shot SHA functions: no algorithm fetching, no
+ * context), the DigestInfo, the padding and the exponentiation, on the
+ * key's cached objects. Verification compares the recovered block with the
+ * expected one in constant time, accepting what BouncyCastle (stock
+ * jruby-openssl) accepts: the DigestInfo with its NULL parameters, or
+ * without them.
  *
  * Handles are pointers to struct rsa_key, owned by the Java side
  * (fastrandom.jni.LibCrypto.Key), which never frees one while a call on it
  * is running. An RSA object is safe to use from several threads at once:
- * OpenSSL 3.0 takes the key's lock to set up its caches and gives threads
- * other than the first their own unblinding factor.
+ * OpenSSL 3.0 takes the key's lock to set up its caches and keeps blinding
+ * factors per thread.
  *
  * Java side: fastrandom.jni.LibCrypto.
  */
-#include <jni.h>
-#include <dlfcn.h>
+#include "libcrypto.h"
+
 #include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* OpenSSL's types stay opaque: we only pass pointers around. */
-typedef struct bignum_st BIGNUM;
-typedef struct bignum_ctx BN_CTX;
-typedef struct bn_mont_ctx_st BN_MONT_CTX;
-typedef struct rsa_st RSA;
-typedef struct rsa_meth_st RSA_METHOD;
-
-/* From OpenSSL 3.0's rsa.h and crypto.h. */
-#define RSA_NO_PADDING 3
-#define RSA_FLAG_NO_BLINDING 0x0080
-#define OPENSSL_VERSION 0
-
 /* OPENSSL_RSA_MAX_MODULUS_BITS: libcrypto refuses larger keys anyway. */
 #define MAX_MODULUS_BYTES (16384 / 8)
-
-/*
- * Every libcrypto function we call: return type, name, parameters. Expanded
- * into a table of function pointers, filled by dlsym.
- */
-#define LIBCRYPTO_FUNCTIONS(X) \
-    X(const char *, OpenSSL_version, (int type)) \
-    X(unsigned long, ERR_peek_last_error, (void)) \
-    X(void, ERR_error_string_n, (unsigned long code, char *buf, size_t len)) \
-    X(void, ERR_clear_error, (void)) \
-    X(BIGNUM *, BN_bin2bn, (const unsigned char *s, int len, BIGNUM *ret)) \
-    X(int, BN_bn2binpad, (const BIGNUM *a, unsigned char *to, int tolen)) \
-    X(int, BN_num_bits, (const BIGNUM *a)) \
-    X(int, BN_is_odd, (const BIGNUM *a)) \
-    X(int, BN_ucmp, (const BIGNUM *a, const BIGNUM *b)) \
-    X(void, BN_free, (BIGNUM *a)) \
-    X(void, BN_clear_free, (BIGNUM *a)) \
-    X(void, BN_clear, (BIGNUM *a)) \
-    X(BN_CTX *, BN_CTX_new, (void)) \
-    X(void, BN_CTX_free, (BN_CTX *ctx)) \
-    X(void, BN_CTX_start, (BN_CTX *ctx)) \
-    X(void, BN_CTX_end, (BN_CTX *ctx)) \
-    X(BIGNUM *, BN_CTX_get, (BN_CTX *ctx)) \
-    X(BN_MONT_CTX *, BN_MONT_CTX_new, (void)) \
-    X(int, BN_MONT_CTX_set, (BN_MONT_CTX *mont, const BIGNUM *mod, BN_CTX *ctx)) \
-    X(void, BN_MONT_CTX_free, (BN_MONT_CTX *mont)) \
-    X(int, BN_mod_exp_mont, (BIGNUM *r, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, \
-                             BN_CTX *ctx, BN_MONT_CTX *m_ctx)) \
-    X(int, BN_mod_exp, (BIGNUM *r, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, BN_CTX *ctx)) \
-    X(RSA *, RSA_new, (void)) \
-    X(void, RSA_free, (RSA *rsa)) \
-    X(int, RSA_set_method, (RSA *rsa, const RSA_METHOD *meth)) \
-    X(const RSA_METHOD *, RSA_PKCS1_OpenSSL, (void)) \
-    X(int, RSA_set0_key, (RSA *r, BIGNUM *n, BIGNUM *e, BIGNUM *d)) \
-    X(int, RSA_set0_factors, (RSA *r, BIGNUM *p, BIGNUM *q)) \
-    X(int, RSA_set0_crt_params, (RSA *r, BIGNUM *dmp1, BIGNUM *dmq1, BIGNUM *iqmp)) \
-    X(int, RSA_test_flags, (const RSA *r, int flags)) \
-    X(int, RSA_private_encrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding))
-
-#define DECLARE_POINTER(ret, name, params) ret (*name) params;
-static struct {
-    LIBCRYPTO_FUNCTIONS(DECLARE_POINTER)
-} crypto;
-#undef DECLARE_POINTER
-
-/* The result of the one attempt to open libcrypto, guarded by open_lock. */
-static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
-static int open_tried;
-static char open_failure[512]; /* empty when libcrypto is usable */
 
 #define KEY_MAGIC 0x52534131u /* "RSA1": a live rsa_key */
 
 struct rsa_key {
     uint32_t magic;
     int bytes;          /* length of the modulus in bytes */
+    int check_results;  /* check private results with e here too */
     RSA *rsa;           /* the private key; NULL for a public key */
+    RSA *public_rsa;    /* n and e only, for RSA_public_encrypt's paddings; made on first use */
+    pthread_mutex_t public_rsa_lock;
     BIGNUM *n;          /* public values, for the public operation and the check */
     BIGNUM *e;
     BN_MONT_CTX *mont;  /* Montgomery context for n */
 };
 
-static void wipe(void *buffer, size_t length)
-{
-    volatile unsigned char *p = buffer;
-    while (length--) *p++ = 0;
-}
+/*
+ * The digests of PKCS#1 v1.5 signatures, in the order of
+ * fastrandom.jni.LibCrypto.Hash, with the DER prefix of their DigestInfo
+ * (RFC 8017, section 9.2, note 1): SEQUENCE { SEQUENCE { OID, NULL },
+ * OCTET STRING of the digest length }.
+ */
+enum { HASH_SHA1, HASH_SHA224, HASH_SHA256, HASH_SHA384, HASH_SHA512, HASH_COUNT };
+#define MAX_DIGEST_BYTES 64
+#define MAX_PREFIX_BYTES 19
 
-static void throw_libcrypto(JNIEnv *env, const char *message)
-{
-    jclass cls = (*env)->FindClass(env, "fastrandom/jni/LibCryptoException");
-    if (cls != NULL) (*env)->ThrowNew(env, cls, message);
-}
+static const struct digest_info {
+    int digest_bytes;
+    int prefix_bytes;
+    unsigned char prefix[MAX_PREFIX_BYTES];
+} DIGEST_INFO[HASH_COUNT] = {
+    {20, 15, {0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14}},
+    {28, 19, {0x30, 0x2d, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04,
+              0x05, 0x00, 0x04, 0x1c}},
+    {32, 19, {0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01,
+              0x05, 0x00, 0x04, 0x20}},
+    {48, 19, {0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02,
+              0x05, 0x00, 0x04, 0x30}},
+    {64, 19, {0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03,
+              0x05, 0x00, 0x04, 0x40}},
+};
 
-/* Throws with OpenSSL's most recent error on this thread, then clears its queue. */
-static void throw_openssl(JNIEnv *env, const char *what)
-{
-    char detail[256] = "no OpenSSL error recorded";
-    char message[384];
-    unsigned long code = crypto.ERR_peek_last_error();
-    if (code != 0) crypto.ERR_error_string_n(code, detail, sizeof detail);
-    crypto.ERR_clear_error();
-    snprintf(message, sizeof message, "%s: %s", what, detail);
-    throw_libcrypto(env, message);
-}
-
-static const char *open_libcrypto(void)
-{
-    pthread_mutex_lock(&open_lock);
-    if (!open_tried) {
-        open_tried = 1;
-        void *handle = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) {
-            const char *why = dlerror();
-            snprintf(open_failure, sizeof open_failure, "libcrypto.so.3 could not be loaded (%s)",
-                     why ? why : "unknown reason");
-        } else {
-#define RESOLVE(ret, name, params) \
-            if (open_failure[0] == 0 && (crypto.name = (ret (*) params) dlsym(handle, #name)) == NULL) \
-                snprintf(open_failure, sizeof open_failure, "libcrypto.so.3 has no %s", #name);
-            LIBCRYPTO_FUNCTIONS(RESOLVE)
-#undef RESOLVE
-            if (open_failure[0] != 0) {
-                memset(&crypto, 0, sizeof crypto);
-                dlclose(handle);
-            }
-        }
-    }
-    pthread_mutex_unlock(&open_lock);
-    return open_failure[0] != 0 ? open_failure : NULL;
-}
-
-/* A big-endian unsigned magnitude from Java as a new BIGNUM (NULL if it is null or on failure). */
-static BIGNUM *bignum_from_java(JNIEnv *env, jbyteArray array)
-{
-    if (array == NULL) return NULL;
-    jsize length = (*env)->GetArrayLength(env, array);
-    jbyte *bytes = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
-    if (bytes == NULL) return NULL;
-    BIGNUM *bn = crypto.BN_bin2bn((const unsigned char *) bytes, (int) length, NULL);
-    (*env)->ReleasePrimitiveArrayCritical(env, array, bytes, JNI_ABORT);
-    return bn;
-}
+/* Padding type 1 needs at least 8 bytes of 0xff, with 00 01 before and 00 after. */
+#define PKCS1_OVERHEAD 11
 
 static void free_key(struct rsa_key *key)
 {
     if (key == NULL) return;
     key->magic = 0;
     if (key->rsa != NULL) crypto.RSA_free(key->rsa); /* clears the private values */
+    if (key->public_rsa != NULL) crypto.RSA_free(key->public_rsa);
+    pthread_mutex_destroy(&key->public_rsa_lock);
     crypto.BN_free(key->n);
     crypto.BN_free(key->e);
     if (key->mont != NULL) crypto.BN_MONT_CTX_free(key->mont);
@@ -194,6 +108,7 @@ static struct rsa_key *new_public_half(JNIEnv *env, jbyteArray n_bytes, jbyteArr
         throw_libcrypto(env, "out of memory for an RSA key");
         return NULL;
     }
+    pthread_mutex_init(&key->public_rsa_lock, NULL);
     key->n = bignum_from_java(env, n_bytes);
     key->e = bignum_from_java(env, e_bytes);
     if (key->n == NULL || key->e == NULL) {
@@ -231,21 +146,14 @@ static struct rsa_key *key_from_handle(JNIEnv *env, jlong handle, int need_priva
 }
 
 /* Copies a Java input of exactly key->bytes bytes into buffer; 0 (with an exception) otherwise. */
-static int read_input(JNIEnv *env, struct rsa_key *key, jbyteArray input, jint modulus_bytes, unsigned char *buffer)
+static int read_input(JNIEnv *env, struct rsa_key *key, jbyteArray input, unsigned char *buffer)
 {
-    if (input == NULL || modulus_bytes != key->bytes || (*env)->GetArrayLength(env, input) != key->bytes) {
+    if (input == NULL || (*env)->GetArrayLength(env, input) != key->bytes) {
         throw_libcrypto(env, "RSA input must be exactly as long as the modulus");
         return 0;
     }
     (*env)->GetByteArrayRegion(env, input, 0, key->bytes, (jbyte *) buffer);
     return !(*env)->ExceptionCheck(env);
-}
-
-static jbyteArray to_java(JNIEnv *env, const unsigned char *bytes, int length)
-{
-    jbyteArray array = (*env)->NewByteArray(env, length);
-    if (array != NULL) (*env)->SetByteArrayRegion(env, array, 0, length, (const jbyte *) bytes);
-    return array;
 }
 
 /*
@@ -278,32 +186,104 @@ static int public_exp(struct rsa_key *key, const unsigned char *in, unsigned cha
     return ok;
 }
 
-/* Constant-time equality of two byte strings of the same length. */
-static int same_bytes(const unsigned char *a, const unsigned char *b, int length)
+/*
+ * out = in^d mod n (key->bytes each), OpenSSL's blinded, constant-time CRT;
+ * with key->check_results, checked here too. 1 on success, else 0 with an
+ * exception pending and nothing written to out that could be used.
+ */
+static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in, unsigned char *out)
 {
-    unsigned char diff = 0;
-    for (int i = 0; i < length; i++) diff |= a[i] ^ b[i];
-    return diff == 0;
+    unsigned char check[MAX_MODULUS_BYTES];
+    int too_large = 0, ok = 0;
+    if (crypto.RSA_private_encrypt(key->bytes, in, out, key->rsa, RSA_NO_PADDING) != key->bytes) {
+        throw_openssl(env, "RSA private operation failed");
+    } else if (!key->check_results) {
+        ok = 1;
+    } else if (!public_exp(key, out, check, &too_large) || too_large) {
+        throw_openssl(env, "RSA private operation: the public-exponent check could not run");
+    } else if (!same_bytes(check, in, key->bytes)) {
+        throw_libcrypto(env, "RSA private operation: the result failed the public-exponent check (computation fault); nothing was returned");
+    } else {
+        ok = 1;
+    }
+    if (!ok) wipe(out, key->bytes);
+    wipe(check, sizeof check);
+    return ok;
 }
 
-JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_open(JNIEnv *env, jclass cls)
+/*
+ * The message's digest, into digest (DIGEST_INFO[hash].digest_bytes long):
+ * computed here from data[offset, offset + length), or, when prehashed,
+ * data[offset, offset + length) is the digest. 0 with an exception pending
+ * on bad arguments.
+ */
+static int message_digest(JNIEnv *env, jint hash, jbyteArray data, jint offset, jint length, jboolean prehashed,
+                          unsigned char *digest)
 {
-    (void) cls;
-    const char *failure = open_libcrypto();
-    return failure == NULL ? NULL : (*env)->NewStringUTF(env, failure);
+    if (hash < 0 || hash >= HASH_COUNT || data == NULL || offset < 0 || length < 0
+        || length > (*env)->GetArrayLength(env, data) - offset) {
+        throw_libcrypto(env, "PKCS#1 signature: bad digest or data bounds");
+        return 0;
+    }
+    int digest_bytes = DIGEST_INFO[hash].digest_bytes;
+    if (prehashed) {
+        if (length != digest_bytes) {
+            throw_libcrypto(env, "PKCS#1 signature: the digest has the wrong length");
+            return 0;
+        }
+        (*env)->GetByteArrayRegion(env, data, offset, length, (jbyte *) digest);
+        return !(*env)->ExceptionCheck(env);
+    }
+    unsigned char *bytes = (*env)->GetPrimitiveArrayCritical(env, data, NULL);
+    if (bytes == NULL) return 0;
+    unsigned char *done = NULL;
+    const unsigned char *message = bytes + offset;
+    switch (hash) {
+    case HASH_SHA1: done = crypto.SHA1(message, (size_t) length, digest); break;
+    case HASH_SHA224: done = crypto.SHA224(message, (size_t) length, digest); break;
+    case HASH_SHA256: done = crypto.SHA256(message, (size_t) length, digest); break;
+    case HASH_SHA384: done = crypto.SHA384(message, (size_t) length, digest); break;
+    case HASH_SHA512: done = crypto.SHA512(message, (size_t) length, digest); break;
+    }
+    (*env)->ReleasePrimitiveArrayCritical(env, data, bytes, JNI_ABORT);
+    if (done == NULL) throw_openssl(env, "PKCS#1 signature: digest failed");
+    return done != NULL;
 }
 
-JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_version0(JNIEnv *env, jclass cls)
+/*
+ * The encoded message of RFC 8017's EMSA-PKCS1-v1_5 into em (k bytes):
+ * 00 01 ff..ff 00 DigestInfo. Without with_null, the DigestInfo leaves out
+ * the NULL parameters (the form BouncyCastle also accepts). 0 when k is too
+ * short for it.
+ */
+static int encode_pkcs1(int hash, const unsigned char *digest, int with_null, unsigned char *em, int k)
 {
-    (void) cls;
-    if (open_libcrypto() != NULL) return NULL;
-    return (*env)->NewStringUTF(env, crypto.OpenSSL_version(OPENSSL_VERSION));
+    const struct digest_info *info = &DIGEST_INFO[hash];
+    unsigned char prefix[MAX_PREFIX_BYTES];
+    int prefix_bytes = info->prefix_bytes;
+    memcpy(prefix, info->prefix, (size_t) prefix_bytes);
+    if (!with_null) {
+        /* Drop the 05 00 before the OCTET STRING header; both SEQUENCEs get 2 bytes shorter. */
+        prefix[1] -= 2;
+        prefix[3] -= 2;
+        memmove(prefix + prefix_bytes - 4, prefix + prefix_bytes - 2, 2);
+        prefix_bytes -= 2;
+    }
+    int t_bytes = prefix_bytes + info->digest_bytes;
+    if (k < t_bytes + PKCS1_OVERHEAD) return 0;
+    em[0] = 0x00;
+    em[1] = 0x01;
+    memset(em + 2, 0xff, (size_t) (k - t_bytes - 3));
+    em[k - t_bytes - 1] = 0x00;
+    memcpy(em + k - t_bytes, prefix, (size_t) prefix_bytes);
+    memcpy(em + k - info->digest_bytes, digest, (size_t) info->digest_bytes);
+    return 1;
 }
 
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPublicKey(JNIEnv *env, jclass cls, jbyteArray n, jbyteArray e)
 {
     (void) cls;
-    const char *failure = open_libcrypto();
+    const char *failure = libcrypto_open();
     if (failure != NULL) {
         throw_libcrypto(env, failure);
         return 0;
@@ -313,16 +293,17 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPublicKey(JNIEnv *env, 
 
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env, jclass cls,
     jbyteArray n, jbyteArray e, jbyteArray d, jbyteArray p, jbyteArray q,
-    jbyteArray dmp1, jbyteArray dmq1, jbyteArray iqmp)
+    jbyteArray dmp1, jbyteArray dmq1, jbyteArray iqmp, jboolean check_results)
 {
     (void) cls;
-    const char *failure = open_libcrypto();
+    const char *failure = libcrypto_open();
     if (failure != NULL) {
         throw_libcrypto(env, failure);
         return 0;
     }
     struct rsa_key *key = new_public_half(env, n, e);
     if (key == NULL) return 0;
+    key->check_results = check_results ? 1 : 0;
 
     /* RSA_set0_* take ownership of what they are given, so until then we free it. */
     BIGNUM *rsa_n = bignum_from_java(env, n), *rsa_e = bignum_from_java(env, e);
@@ -338,7 +319,7 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     /*
      * Pin OpenSSL's own implementation (rsa_ossl.c), whatever default ENGINE
      * a configuration file names: that is the code whose blinding, constant
-     * time and locking we rely on.
+     * time, result check and locking we rely on.
      */
     if ((rsa = crypto.RSA_new()) == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL())) {
         throw_openssl(env, "RSA key: RSA_new failed");
@@ -388,40 +369,25 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_freeKey(JNIEnv *env, jclass
     if (key != NULL) free_key(key);
 }
 
-/*
- * input^d mod n, blinded CRT in OpenSSL, then checked: result^e mod n must
- * equal the input, or nothing is returned.
- */
+/* input^d mod n (see private_op). */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateRaw(JNIEnv *env, jclass cls, jlong handle,
-                                                                     jbyteArray input, jint modulus_bytes)
+                                                                     jbyteArray input)
 {
     (void) cls;
     struct rsa_key *key = key_from_handle(env, handle, 1);
     if (key == NULL) return NULL;
 
-    unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES], check[MAX_MODULUS_BYTES];
+    unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     jbyteArray result = NULL;
-    int too_large = 0;
-    if (!read_input(env, key, input, modulus_bytes, in)) return NULL;
-
-    if (crypto.RSA_private_encrypt(key->bytes, in, out, key->rsa, RSA_NO_PADDING) != key->bytes) {
-        throw_openssl(env, "RSA private operation failed");
-    } else if (!public_exp(key, out, check, &too_large) || too_large) {
-        throw_openssl(env, "RSA private operation: the public-exponent check could not run");
-    } else if (!same_bytes(check, in, key->bytes)) {
-        throw_libcrypto(env, "RSA private operation: the result failed the public-exponent check (computation fault); nothing was returned");
-    } else {
-        result = to_java(env, out, key->bytes);
-    }
+    if (read_input(env, key, input, in) && private_op(env, key, in, out)) result = bytes_to_java(env, out, key->bytes);
     wipe(out, sizeof out);
-    wipe(check, sizeof check);
     wipe(in, sizeof in);
     return result;
 }
 
 /* input^e mod n with the key's cached Montgomery context. */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRaw(JNIEnv *env, jclass cls, jlong handle,
-                                                                    jbyteArray input, jint modulus_bytes)
+                                                                    jbyteArray input)
 {
     (void) cls;
     struct rsa_key *key = key_from_handle(env, handle, 0);
@@ -429,59 +395,125 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRaw(JNIEnv *env
 
     unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     int too_large = 0;
-    if (!read_input(env, key, input, modulus_bytes, in)) return NULL;
+    if (!read_input(env, key, input, in)) return NULL;
     if (!public_exp(key, in, out, &too_large)) {
         if (too_large) throw_libcrypto(env, "RSA public operation: the input is not less than the modulus");
         else throw_openssl(env, "RSA public operation failed");
         return NULL;
     }
-    return to_java(env, out, key->bytes);
+    return bytes_to_java(env, out, key->bytes);
 }
 
 /*
- * input^e mod n with nothing cached: BN_mod_exp sets up a Montgomery context
- * for n on every call. (Kept to compare with publicRaw.)
+ * A PKCS#1 v1.5 signature (RSASSA-PKCS1-v1_5) of data[offset, offset +
+ * length), or of that digest when prehashed: k bytes.
  */
-JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRawStateless(JNIEnv *env, jclass cls,
-    jbyteArray n_bytes, jbyteArray e_bytes, jbyteArray input, jint modulus_bytes)
+JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_signPkcs1(JNIEnv *env, jclass cls, jlong handle,
+    jint hash, jbyteArray data, jint offset, jint length, jboolean prehashed)
 {
     (void) cls;
-    const char *failure = open_libcrypto();
-    if (failure != NULL) {
-        throw_libcrypto(env, failure);
-        return NULL;
-    }
-    if (modulus_bytes < 1 || modulus_bytes > MAX_MODULUS_BYTES) {
-        throw_libcrypto(env, "RSA public operation: bad modulus length");
-        return NULL;
-    }
-    unsigned char out[MAX_MODULUS_BYTES];
+    struct rsa_key *key = key_from_handle(env, handle, 1);
+    if (key == NULL) return NULL;
+
+    unsigned char digest[MAX_DIGEST_BYTES], em[MAX_MODULUS_BYTES], signature[MAX_MODULUS_BYTES];
     jbyteArray result = NULL;
-    BN_CTX *ctx = crypto.BN_CTX_new();
-    BIGNUM *n = bignum_from_java(env, n_bytes), *e = bignum_from_java(env, e_bytes);
-    BIGNUM *base = bignum_from_java(env, input);
-    BIGNUM *r = NULL;
-    if (ctx != NULL) {
-        crypto.BN_CTX_start(ctx);
-        r = crypto.BN_CTX_get(ctx);
+    if (!message_digest(env, hash, data, offset, length, prehashed, digest)) return NULL;
+    if (!encode_pkcs1(hash, digest, 1, em, key->bytes)) {
+        throw_libcrypto(env, "PKCS#1 signature: the key is too short for this digest");
+    } else if (private_op(env, key, em, signature)) {
+        result = bytes_to_java(env, signature, key->bytes);
     }
-    if ((*env)->ExceptionCheck(env)) goto done;
-    if (r == NULL || n == NULL || e == NULL || base == NULL) {
+    wipe(signature, sizeof signature);
+    return result;
+}
+
+/*
+ * Whether signature (exactly k bytes) is a PKCS#1 v1.5 signature of
+ * data[offset, offset + length), or of that digest when prehashed: true when
+ * signature^e mod n is the encoded message, with or without the NULL in
+ * its DigestInfo; false for a signature not below n.
+ */
+JNIEXPORT jboolean JNICALL Java_fastrandom_jni_LibCrypto_verifyPkcs1(JNIEnv *env, jclass cls, jlong handle,
+    jint hash, jbyteArray data, jint offset, jint length, jboolean prehashed, jbyteArray signature)
+{
+    (void) cls;
+    struct rsa_key *key = key_from_handle(env, handle, 0);
+    if (key == NULL) return JNI_FALSE;
+
+    unsigned char digest[MAX_DIGEST_BYTES], sig[MAX_MODULUS_BYTES], recovered[MAX_MODULUS_BYTES];
+    unsigned char expected[MAX_MODULUS_BYTES];
+    int too_large = 0;
+    if (!message_digest(env, hash, data, offset, length, prehashed, digest)) return JNI_FALSE;
+    if (!read_input(env, key, signature, sig)) return JNI_FALSE;
+    if (!encode_pkcs1(hash, digest, 1, expected, key->bytes)) {
+        throw_libcrypto(env, "PKCS#1 signature: the key is too short for this digest");
+        return JNI_FALSE;
+    }
+    if (!public_exp(key, sig, recovered, &too_large)) {
+        if (too_large) return JNI_FALSE;
         throw_openssl(env, "RSA public operation failed");
-    } else if (crypto.BN_num_bits(n) > modulus_bytes * 8 || crypto.BN_ucmp(base, n) >= 0 || !crypto.BN_is_odd(n)) {
-        throw_libcrypto(env, "RSA public operation: bad modulus or input");
-    } else if (!crypto.BN_mod_exp(r, base, e, n, ctx) || crypto.BN_bn2binpad(r, out, modulus_bytes) != modulus_bytes) {
-        throw_openssl(env, "RSA public operation failed");
+        return JNI_FALSE;
+    }
+    int valid = same_bytes(recovered, expected, (size_t) key->bytes);
+    encode_pkcs1(hash, digest, 0, expected, key->bytes); /* shorter than the form above, so it fits */
+    valid |= same_bytes(recovered, expected, (size_t) key->bytes);
+    return valid ? JNI_TRUE : JNI_FALSE;
+}
+
+/*
+ * The key's public half as an OpenSSL RSA object (n and e), made on first
+ * use: what RSA_public_encrypt pads and encrypts with. NULL with an
+ * exception pending on failure.
+ */
+static RSA *public_rsa(JNIEnv *env, struct rsa_key *key)
+{
+    if (key->rsa != NULL) return key->rsa;
+    pthread_mutex_lock(&key->public_rsa_lock);
+    if (key->public_rsa == NULL) {
+        RSA *rsa = crypto.RSA_new();
+        BIGNUM *n = crypto.BN_dup(key->n), *e = crypto.BN_dup(key->e);
+        if (rsa == NULL || n == NULL || e == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL())
+            || !crypto.RSA_set0_key(rsa, n, e, NULL)) {
+            if (rsa != NULL) crypto.RSA_free(rsa);
+            crypto.BN_free(n);
+            crypto.BN_free(e);
+        } else {
+            key->public_rsa = rsa;
+        }
+    }
+    pthread_mutex_unlock(&key->public_rsa_lock);
+    if (key->public_rsa == NULL) throw_openssl(env, "RSA public key object");
+    return key->public_rsa;
+}
+
+/*
+ * RSAES-PKCS1-v1_5 or RSAES-OAEP (SHA-1, MGF1 with SHA-1) encryption of
+ * data[offset, offset + length) with the public key, padding and all in
+ * OpenSSL, its random bytes from OpenSSL's own DRBG (as MRI's): k bytes.
+ * The caller keeps the message within the padding's limit.
+ */
+JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicEncrypt(JNIEnv *env, jclass cls, jlong handle,
+    jint padding, jbyteArray data, jint offset, jint length)
+{
+    (void) cls;
+    struct rsa_key *key = key_from_handle(env, handle, 0);
+    if (key == NULL) return NULL;
+    if ((padding != RSA_PKCS1_PADDING && padding != RSA_PKCS1_OAEP_PADDING) || data == NULL || offset < 0
+        || length < 0 || length > (*env)->GetArrayLength(env, data) - offset || length > key->bytes) {
+        throw_libcrypto(env, "RSA encryption: bad padding or data bounds");
+        return NULL;
+    }
+    RSA *rsa = public_rsa(env, key);
+    if (rsa == NULL) return NULL;
+    unsigned char message[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
+    (*env)->GetByteArrayRegion(env, data, offset, length, (jbyte *) message);
+    if ((*env)->ExceptionCheck(env)) return NULL;
+    jbyteArray result = NULL;
+    if (crypto.RSA_public_encrypt(length, message, out, rsa, padding) != key->bytes) {
+        throw_openssl(env, "RSA encryption failed");
     } else {
-        result = to_java(env, out, modulus_bytes);
+        result = bytes_to_java(env, out, key->bytes);
     }
-done:
-    crypto.BN_free(n);
-    crypto.BN_free(e);
-    crypto.BN_free(base);
-    if (ctx != NULL) {
-        crypto.BN_CTX_end(ctx);
-        crypto.BN_CTX_free(ctx);
-    }
+    wipe(message, sizeof message);
     return result;
 }

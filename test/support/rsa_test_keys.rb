@@ -12,6 +12,11 @@ module RsaTestKeys
       RsaPrivateKey.new(n, e, d, p, q, dp, dq, qinv, identity)
     end
 
+    # The PKCS#1 RSAPrivateKey DER (what OpenSSL::PKey::RSA.new reads; needs openssl).
+    def der
+      OpenSSL::ASN1::Sequence([0, n, e, d, p, q, dp, dq, qinv].map { |i| OpenSSL::ASN1::Integer(i) }).to_der
+    end
+
     # The same key with some values replaced (a corrupted or inconsistent key).
     def with(**changes)
       dup.tap { |copy| changes.each { |name, value| copy[name] = value } }

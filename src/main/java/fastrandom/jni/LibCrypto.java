@@ -5,9 +5,10 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * OpenSSL's libcrypto 3 (RSA exponentiation only), through fast_random's
- * JNI library, which opens {@code libcrypto.so.3} with dlopen the first time
- * it is needed ({@link #load()}), never when the gem is required.
+ * OpenSSL's libcrypto 3 for RSA (exponentiations, and PKCS#1 v1.5 signatures
+ * in one call each), through fast_random's JNI library, which opens
+ * {@code libcrypto.so.3} with dlopen the first time it is needed
+ * ({@link #load()}), never when the gem is required.
  *
  * <p>Native keys are {@link Key} objects; their handles never leave this
  * class, and a key is freed only once no call on it is running, so no use of
@@ -25,17 +26,71 @@ public final class LibCrypto {
     private static volatile boolean usable;
 
     private static final AtomicInteger LIVE_KEYS = new AtomicInteger();
+    private static final AtomicInteger INJECTED_FAULTS = new AtomicInteger();
 
     /** dlopen and dlsym; null on success, else why libcrypto cannot be used. */
     private static native String open();
     private static native String version0();
     private static native long newPrivateKey(byte[] n, byte[] e, byte[] d, byte[] p, byte[] q,
-                                             byte[] dmp1, byte[] dmq1, byte[] iqmp);
+                                             byte[] dmp1, byte[] dmq1, byte[] iqmp, boolean checkResults);
     private static native long newPublicKey(byte[] n, byte[] e);
     private static native void freeKey(long handle);
-    private static native byte[] privateRaw(long handle, byte[] input, int modulusBytes);
-    private static native byte[] publicRaw(long handle, byte[] input, int modulusBytes);
-    private static native byte[] publicRawStateless(byte[] n, byte[] e, byte[] input, int modulusBytes);
+    private static native byte[] privateRaw(long handle, byte[] input);
+    private static native byte[] publicRaw(long handle, byte[] input);
+    private static native byte[] signPkcs1(long handle, int hash, byte[] data, int offset, int length, boolean prehashed);
+    private static native boolean verifyPkcs1(long handle, int hash, byte[] data, int offset, int length,
+                                              boolean prehashed, byte[] signature);
+    private static native byte[] publicEncrypt(long handle, int padding, byte[] data, int offset, int length);
+
+    /**
+     * The digests of the one-call PKCS#1 v1.5 signatures, with OpenSSL's
+     * one-shot functions (the order is the C side's).
+     */
+    public enum Hash {
+        SHA1(20), SHA224(28), SHA256(32), SHA384(48), SHA512(64);
+
+        /** The length of the DER prefix of a DigestInfo with NULL parameters, before the digest. */
+        private static final int DIGEST_INFO_PREFIX = 19;
+        private static final int SHA1_DIGEST_INFO_PREFIX = 15;
+        /** Padding type 1: 00 01, at least 8 bytes of ff, 00. */
+        private static final int PKCS1_OVERHEAD = 11;
+
+        private final int digestLength;
+
+        Hash(int digestLength) {
+            this.digestLength = digestLength;
+        }
+
+        public int digestLength() {
+            return digestLength;
+        }
+
+        /** The shortest modulus, in bytes, that holds a signature with this digest. */
+        public int minimumModulusBytes() {
+            return (this == SHA1 ? SHA1_DIGEST_INFO_PREFIX : DIGEST_INFO_PREFIX) + digestLength + PKCS1_OVERHEAD;
+        }
+    }
+
+    /** The encryption paddings of {@link Key#publicEncrypt} (the values are OpenSSL's). */
+    public enum Padding {
+        /** RSAES-PKCS1-v1_5: at most k - 11 bytes. */
+        PKCS1(1, 11),
+        /** RSAES-OAEP with SHA-1 and MGF1-SHA-1, no label: at most k - 42 bytes. */
+        OAEP_SHA1(4, 42);
+
+        private final int openssl;
+        private final int overhead;
+
+        Padding(int openssl, int overhead) {
+            this.openssl = openssl;
+            this.overhead = overhead;
+        }
+
+        /** The longest message a modulus of {@code modulusBytes} bytes takes with this padding. */
+        public int maxMessageBytes(int modulusBytes) {
+            return modulusBytes - overhead;
+        }
+    }
 
     private LibCrypto() {}
 
@@ -78,6 +133,22 @@ public final class LibCrypto {
         }
     }
 
+    /**
+     * Tests: the next {@code operations} operations on native keys (any
+     * thread) fail with a {@link LibCryptoException}, as a libcrypto call
+     * that fails does, without calling libcrypto: what the engines do then
+     * is what they do when OpenSSL fails.
+     */
+    public static void injectFaults(int operations) {
+        INJECTED_FAULTS.set(operations);
+    }
+
+    private static void faultIfInjected() {
+        if (INJECTED_FAULTS.get() > 0 && INJECTED_FAULTS.getAndDecrement() > 0) {
+            throw new LibCryptoException("injected fault (LibCrypto.injectFaults)");
+        }
+    }
+
     /** Native keys created and not yet freed, process-wide. */
     public static int liveKeys() {
         return LIVE_KEYS.get();
@@ -86,15 +157,19 @@ public final class LibCrypto {
     /**
      * A native private key in CRT form. The values go to OpenSSL as
      * big-endian magnitudes; the temporary arrays are zeroed at once.
+     * OpenSSL checks the CRT result of every private operation with the
+     * public exponent (recomputing without CRT on a mismatch); with
+     * {@code checkResults} every final result is also checked in C, and
+     * one that fails is never returned.
      */
     public static Key newPrivateKey(BigInteger n, BigInteger e, BigInteger d, BigInteger p, BigInteger q,
-                                    BigInteger dP, BigInteger dQ, BigInteger qInv) {
+                                    BigInteger dP, BigInteger dQ, BigInteger qInv, boolean checkResults) {
         requireUsable();
         byte[][] values = { magnitude(n), magnitude(e), magnitude(d), magnitude(p), magnitude(q),
                             magnitude(dP), magnitude(dQ), magnitude(qInv) };
         try {
             long handle = newPrivateKey(values[0], values[1], values[2], values[3], values[4],
-                                        values[5], values[6], values[7]);
+                                        values[5], values[6], values[7], checkResults);
             return new Key(handle, true, byteLength(n));
         } finally {
             for (byte[] value : values) Arrays.fill(value, (byte) 0);
@@ -105,16 +180,6 @@ public final class LibCrypto {
     public static Key newPublicKey(BigInteger n, BigInteger e) {
         requireUsable();
         return new Key(newPublicKey(magnitude(n), magnitude(e)), false, byteLength(n));
-    }
-
-    /**
-     * {@code input^e mod n} with nothing cached (OpenSSL sets up n's
-     * Montgomery context on each call). {@code input} is big-endian,
-     * exactly as long as n.
-     */
-    public static byte[] publicRawStateless(BigInteger n, BigInteger e, byte[] input) {
-        requireUsable();
-        return publicRawStateless(magnitude(n), magnitude(e), input, byteLength(n));
     }
 
     /** The length of a modulus in bytes, as OpenSSL counts it. */
@@ -140,13 +205,11 @@ public final class LibCrypto {
     public static final class Key {
         private final boolean privateKey;
         private final int modulusBytes;
-        private long handle; // guarded by this; 0 once freed
-        private int running; // operations in native code, guarded by this
-        private boolean closed;
+        private final NativeHandle handle;
 
-        private Key(long handle, boolean privateKey, int modulusBytes) {
-            if (handle == 0) throw new LibCryptoException("OpenSSL returned no key");
-            this.handle = handle;
+        private Key(long pointer, boolean privateKey, int modulusBytes) {
+            if (pointer == 0) throw new LibCryptoException("OpenSSL returned no key");
+            this.handle = new NativeHandle(pointer, Key::free);
             this.privateKey = privateKey;
             this.modulusBytes = modulusBytes;
             LIVE_KEYS.incrementAndGet();
@@ -163,15 +226,15 @@ public final class LibCrypto {
 
         /**
          * {@code input^d mod n} (input big-endian, exactly {@link #modulusBytes()}
-         * long), checked with the public exponent in C before it is returned;
-         * null when the key has been closed.
+         * long; see {@link LibCrypto#newPrivateKey} for the checks); null when
+         * the key has been closed.
          */
         public byte[] privateRaw(byte[] input) {
-            if (!privateKey) throw new LibCryptoException("not a private key");
+            requirePrivate();
             long h = acquire();
             if (h == 0) return null;
             try {
-                return LibCrypto.privateRaw(h, input, modulusBytes);
+                return LibCrypto.privateRaw(h, input);
             } finally {
                 release();
             }
@@ -182,41 +245,88 @@ public final class LibCrypto {
             long h = acquire();
             if (h == 0) return null;
             try {
-                return LibCrypto.publicRaw(h, input, modulusBytes);
+                return LibCrypto.publicRaw(h, input);
             } finally {
                 release();
             }
         }
 
-        /** Frees the native key now, or when the last running operation ends. Idempotent. */
-        public synchronized void close() {
-            if (closed) return;
-            closed = true;
-            if (running == 0) free();
-        }
-
-        public synchronized boolean isClosed() {
-            return closed;
-        }
-
-        private synchronized long acquire() {
-            if (closed) return 0;
-            running++;
-            return handle;
-        }
-
-        private synchronized void release() {
-            running--;
-            if (closed && running == 0) free();
-        }
-
-        private void free() { // holding this
-            long h = handle;
-            handle = 0;
-            if (h != 0) {
-                freeKey(h);
-                LIVE_KEYS.decrementAndGet();
+        /**
+         * The PKCS#1 v1.5 signature ({@link #modulusBytes()} long) of
+         * {@code data[offset, offset + length)}, hashed with {@code hash} in
+         * the same call, or of that digest when {@code prehashed}; null when
+         * the key has been closed. The modulus must hold it
+         * ({@link Hash#minimumModulusBytes()}).
+         */
+        public byte[] signPkcs1(Hash hash, byte[] data, int offset, int length, boolean prehashed) {
+            requirePrivate();
+            long h = acquire();
+            if (h == 0) return null;
+            try {
+                return LibCrypto.signPkcs1(h, hash.ordinal(), data, offset, length, prehashed);
+            } finally {
+                release();
             }
+        }
+
+        /**
+         * Whether {@code signature} (exactly {@link #modulusBytes()} long) is
+         * a PKCS#1 v1.5 signature of {@code data[offset, offset + length)}
+         * (or of that digest when {@code prehashed}), its DigestInfo with or
+         * without NULL parameters, as BouncyCastle accepts; false for a
+         * signature not below n. Null when the key has been closed.
+         */
+        public Boolean verifyPkcs1(Hash hash, byte[] data, int offset, int length, boolean prehashed, byte[] signature) {
+            long h = acquire();
+            if (h == 0) return null;
+            try {
+                return LibCrypto.verifyPkcs1(h, hash.ordinal(), data, offset, length, prehashed, signature);
+            } finally {
+                release();
+            }
+        }
+
+        /**
+         * {@code data[offset, offset + length)} encrypted with the public
+         * key and {@code padding}, its random bytes from OpenSSL's DRBG
+         * ({@link #modulusBytes()} long; the message at most
+         * {@link Padding#maxMessageBytes}); null when the key has been closed.
+         */
+        public byte[] publicEncrypt(Padding padding, byte[] data, int offset, int length) {
+            long h = acquire();
+            if (h == 0) return null;
+            try {
+                return LibCrypto.publicEncrypt(h, padding.openssl, data, offset, length);
+            } finally {
+                release();
+            }
+        }
+
+        private void requirePrivate() {
+            if (!privateKey) throw new LibCryptoException("not a private key");
+        }
+
+        /** Frees the native key now, or when the last running operation ends. Idempotent. */
+        public void close() {
+            handle.close();
+        }
+
+        public boolean isClosed() {
+            return handle.isClosed();
+        }
+
+        private long acquire() {
+            faultIfInjected();
+            return handle.acquire();
+        }
+
+        private void release() {
+            handle.release();
+        }
+
+        private static void free(long pointer) {
+            freeKey(pointer);
+            LIVE_KEYS.decrementAndGet();
         }
     }
 }

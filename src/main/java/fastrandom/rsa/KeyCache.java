@@ -6,9 +6,10 @@ import java.lang.ref.WeakReference;
 import java.math.BigInteger;
 import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -34,7 +35,11 @@ import java.util.function.Supplier;
  * the entry rather than using it. A value for which {@code usable} is false
  * (closed by another thread, say) is built again.
  *
- * <p>Thread-safe: one lock, never held while a value is built or used.
+ * <p>Thread-safe. A lookup that finds its value takes no lock (threads
+ * signing with one key at once do not queue on the cache); adding,
+ * evicting and dropping take one lock, never held while a value is built
+ * or used. Recency is each entry's time of last use, so the least recently
+ * used is found by a scan when the cache is full and a value is added.
  */
 public final class KeyCache<V> {
     public static final int DEFAULT_CAPACITY = 1024;
@@ -43,25 +48,15 @@ public final class KeyCache<V> {
     private final Consumer<? super V> onDrop;
     private final Predicate<? super V> usable;
     private final ReferenceQueue<Object> collected = new ReferenceQueue<>();
-    private final LinkedHashMap<Object, Cached<V>> entries; // guarded by this; access order = LRU
-    private long hits, misses, evictions, collections; // guarded by this
+    private final Map<Object, Cached<V>> entries = new ConcurrentHashMap<>(); // written holding this
+    private final LongAdder hits = new LongAdder();
+    private long misses, evictions, collections; // guarded by this
 
     public KeyCache(int capacity, Consumer<? super V> onDrop, Predicate<? super V> usable) {
         if (capacity < 1) throw new IllegalArgumentException("capacity must be at least 1");
         this.capacity = capacity;
         this.onDrop = onDrop;
         this.usable = usable;
-        this.entries = new LinkedHashMap<Object, Cached<V>>(16, 0.75f, true) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Object, Cached<V>> eldest) {
-                if (size() <= KeyCache.this.capacity) return false;
-                KeyCache.this.onDrop.accept(eldest.getValue().value);
-                evictions++;
-                return true;
-            }
-        };
     }
 
     /**
@@ -70,33 +65,48 @@ public final class KeyCache<V> {
      * create it at once, one copy is kept and the other dropped.
      */
     public V get(Object identity, BigInteger[] values, Supplier<? extends V> create) {
+        V cached = peek(identity, values);
+        if (cached != null) {
+            hits.increment();
+            return cached;
+        }
         Probe probe = new Probe(identity);
         synchronized (this) {
-            expunge();
-            Cached<V> entry = entries.get(probe);
-            if (entry != null && entry.matches(values) && usable.test(entry.value)) {
-                hits++;
-                return entry.value;
-            }
             misses++;
         }
         V fresh = create.get();
         V replaced = null;
         synchronized (this) {
+            expunge();
             Cached<V> entry = entries.get(probe);
             if (entry != null && entry.matches(values) && usable.test(entry.value)) {
                 replaced = fresh; // another thread cached one first
                 fresh = entry.value;
+                entry.touch();
             } else {
                 if (entry != null) {
                     entries.remove(probe);
                     replaced = entry.value;
                 }
                 entries.put(new IdentityRef(identity, collected), new Cached<>(fresh, values.clone()));
+                if (entries.size() > capacity) evictLeastRecentlyUsed();
             }
         }
         if (replaced != null) onDrop.accept(replaced);
         return fresh;
+    }
+
+    /**
+     * The value cached for {@code identity} and these key {@code values}, or
+     * null; never builds one. Takes no lock (unless an identity was collected).
+     */
+    public V peek(Object identity, BigInteger[] values) {
+        Reference<?> collectedRef = collected.poll();
+        if (collectedRef != null) expungeNow(collectedRef);
+        Cached<V> entry = entries.get(new Probe(identity));
+        if (entry == null || !entry.matches(values) || !usable.test(entry.value)) return null;
+        entry.touch();
+        return entry.value;
     }
 
     /** Values cached now (after dropping those whose identity was collected). */
@@ -111,7 +121,7 @@ public final class KeyCache<V> {
 
     /** Lookups served from the cache, values built, evicted as least recently used, dropped after GC. */
     public synchronized long[] stats() {
-        return new long[] { hits, misses, evictions, collections };
+        return new long[] { hits.sum(), misses, evictions, collections };
     }
 
     /** Drops every cached value. */
@@ -130,22 +140,46 @@ public final class KeyCache<V> {
     /** Drops the values whose identity was garbage collected. Holding this. */
     private void expunge() {
         Reference<?> ref;
-        while ((ref = collected.poll()) != null) {
-            Cached<V> entry = entries.remove(ref);
-            if (entry != null) {
-                onDrop.accept(entry.value);
-                collections++;
-            }
+        while ((ref = collected.poll()) != null) dropCollected(ref);
+    }
+
+    /** {@link #expunge()} for a lookup that polled one collected identity already. */
+    private synchronized void expungeNow(Reference<?> polled) {
+        dropCollected(polled);
+        expunge();
+    }
+
+    private void dropCollected(Reference<?> ref) { // holding this
+        Cached<V> entry = entries.remove(ref);
+        if (entry != null) {
+            onDrop.accept(entry.value);
+            collections++;
+        }
+    }
+
+    private void evictLeastRecentlyUsed() { // holding this
+        Map.Entry<Object, Cached<V>> oldest = null;
+        for (Map.Entry<Object, Cached<V>> entry : entries.entrySet()) {
+            if (oldest == null || entry.getValue().lastUsed < oldest.getValue().lastUsed) oldest = entry;
+        }
+        if (oldest != null && entries.remove(oldest.getKey()) != null) {
+            onDrop.accept(oldest.getValue().value);
+            evictions++;
         }
     }
 
     private static final class Cached<V> {
         final V value;
         final BigInteger[] values;
+        volatile long lastUsed = System.nanoTime();
 
         Cached(V value, BigInteger[] values) {
             this.value = value;
             this.values = values;
+        }
+
+        void touch() {
+            lastUsed = System.nanoTime();
         }
 
         boolean matches(BigInteger[] presented) {

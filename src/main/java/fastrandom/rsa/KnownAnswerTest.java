@@ -66,6 +66,52 @@ final class KnownAnswerTest {
 
     private KnownAnswerTest() {}
 
+    /** The fixed key (its identity a fresh object). */
+    static RsaPrivateKey key() {
+        return new RsaPrivateKey(hex(N), hex(E), hex(D), hex(P), hex(Q), hex(DP), hex(DQ), hex(QINV), new Object());
+    }
+
+    /** The input: a PKCS#1 v1.5 SHA-256 signature block. */
+    static BigInteger input() {
+        return hex(INPUT);
+    }
+
+    /** input^d mod n. */
+    static BigInteger output() {
+        return hex(OUTPUT);
+    }
+
+    /**
+     * The one-call PKCS#1 v1.5 signature path of {@code engine}: the input is
+     * the signature block of a SHA-256 digest (its last 32 bytes), so signing
+     * that digest must give the output, which must verify, and a signature
+     * with one bit changed must not. Null when all pass, else what failed.
+     */
+    static String runPkcs1(OpenSslRsaEngine engine) {
+        try {
+            RsaPrivateKey key = key();
+            byte[] block = input().toByteArray();
+            byte[] digest = java.util.Arrays.copyOfRange(block, block.length - 32, block.length);
+            int length = (key.modulus.bitLength() + 7) / 8;
+            byte[] signature = engine.signPkcs1(key, fastrandom.jni.LibCrypto.Hash.SHA256, digest, 0, digest.length, true);
+            if (!new BigInteger(1, signature).equals(output()) || signature.length != length) {
+                return "wrong PKCS#1 v1.5 signature";
+            }
+            if (!engine.verifyPkcs1(key.modulus, key.publicExponent, fastrandom.jni.LibCrypto.Hash.SHA256,
+                    digest, 0, digest.length, true, signature)) {
+                return "a good PKCS#1 v1.5 signature did not verify";
+            }
+            signature[length / 2] ^= 1;
+            if (engine.verifyPkcs1(key.modulus, key.publicExponent, fastrandom.jni.LibCrypto.Hash.SHA256,
+                    digest, 0, digest.length, true, signature)) {
+                return "a bad PKCS#1 v1.5 signature verified";
+            }
+            return null;
+        } catch (RuntimeException | LinkageError e) {
+            return "PKCS#1 v1.5 failed: " + e;
+        }
+    }
+
     /**
      * Runs the test through {@code engine}: the private operation on the fixed
      * input (twice, the second time with whatever the engine cached), on 0, 1

@@ -6,18 +6,25 @@ import java.math.BigInteger;
 import java.util.Arrays;
 
 /**
- * The {@code :openssl} engine: RSA exponentiations in OpenSSL's libcrypto 3
- * (loaded with dlopen through fast_random's JNI library, see
- * {@link LibCrypto}).
+ * The {@code :openssl} engine: RSA in OpenSSL's libcrypto 3 (loaded with
+ * dlopen through fast_random's JNI library, see {@link LibCrypto}).
  *
  * <p>Each private key becomes one OpenSSL RSA object, built on the key's first
  * use and cached against {@link RsaPrivateKey#identity} (see
  * {@link KeyCache}), so OpenSSL's per-key work (Montgomery contexts for
  * n, p and q; the blinding factors) is done once, not per call. A private
  * operation is OpenSSL's blinded, constant-time CRT (RSA_private_encrypt with
- * no padding), and its result is checked with the public exponent in C
- * before it is returned. Public keys are cached the same way against the
- * modulus instance, keeping OpenSSL's Montgomery context for n.
+ * no padding). Public keys are cached the same way against the modulus
+ * instance, keeping OpenSSL's Montgomery context for n. PKCS#1 v1.5
+ * signatures with SHA-1 and SHA-2 are one native call each
+ * ({@link #signPkcs1}, {@link #verifyPkcs1}).
+ *
+ * <p>Faults: OpenSSL checks every CRT result with the public exponent and,
+ * on a mismatch, recomputes it without CRT (rsa_ossl_mod_exp), so a fault in
+ * the CRT step, the one that could reveal a prime factor, never leaves it.
+ * {@link #libcryptoChecksCrt()} proves that on the libcrypto actually loaded,
+ * once, with a key whose CRT exponent is corrupted; only if it did not
+ * would every result also be checked in C (one more public exponentiation).
  *
  * <p>Thread-safe: one native key serves any number of threads at once.
  */
@@ -25,11 +32,14 @@ public final class OpenSslRsaEngine implements RsaEngine {
     public static final String NAME = "openssl";
 
     /** OpenSSL's OPENSSL_RSA_MAX_MODULUS_BITS: it refuses larger private keys. */
-    static final int MAX_MODULUS_BITS = 16384;
+    public static final int MAX_MODULUS_BITS = 16384;
 
     /** Lookups of a cached key before falling back to a key for one call (see privateOperation). */
     private static final int LOOKUP_ATTEMPTS = 3;
 
+    private static volatile Boolean libcryptoChecksCrt; // probed once
+
+    private final boolean checkResults = !libcryptoChecksCrt();
     private final KeyCache<LibCrypto.Key> privateKeys;
     private final KeyCache<LibCrypto.Key> publicKeys;
 
@@ -83,26 +93,109 @@ public final class OpenSslRsaEngine implements RsaEngine {
         byte[] in = Operands.fixedLength(input, LibCrypto.byteLength(modulus));
         byte[] out = null;
         try {
-            if (key.identity != null) {
-                BigInteger[] values = key.cacheValues();
-                for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
-                    LibCrypto.Key nativeKey = privateKeys.get(key.identity, values, () -> nativePrivateKey(key));
-                    out = nativeKey.privateRaw(in);
-                    if (out != null) return new BigInteger(1, out);
-                    // Evicted and closed by another thread between lookup and use: look again.
-                }
-            }
-            // No identity to cache against (or the cache keeps losing the key): a key for this call only.
-            LibCrypto.Key once = nativePrivateKey(key);
-            try {
-                out = once.privateRaw(in);
-                return new BigInteger(1, out);
-            } finally {
-                once.close();
-            }
+            out = withPrivateKey(key, nativeKey -> nativeKey.privateRaw(in));
+            return new BigInteger(1, out);
         } finally {
             Arrays.fill(in, (byte) 0);
             if (out != null) Arrays.fill(out, (byte) 0);
+        }
+    }
+
+    /**
+     * The PKCS#1 v1.5 signature of {@code data[offset, offset + length)}
+     * hashed with {@code hash} (or of that digest when {@code prehashed}),
+     * in one native call: digest, DigestInfo, padding and the private
+     * operation. The modulus must hold it ({@link LibCrypto.Hash#minimumModulusBytes()}).
+     * Throws {@link InconsistentKeyException} for a key no engine takes,
+     * {@link RsaEngineException} when the engine fails (nothing is released).
+     */
+    public byte[] signPkcs1(RsaPrivateKey key, LibCrypto.Hash hash, byte[] data, int offset, int length, boolean prehashed) {
+        requireUsable();
+        try {
+            return withPrivateKey(key, nativeKey -> nativeKey.signPkcs1(hash, data, offset, length, prehashed));
+        } catch (LibCryptoException e) {
+            throw new RsaEngineException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Whether {@code signature} (exactly as long as the modulus) is a
+     * PKCS#1 v1.5 signature of the data (or digest), in one native call,
+     * accepting what BouncyCastle accepts (see {@link LibCrypto.Key#verifyPkcs1}).
+     */
+    public boolean verifyPkcs1(BigInteger modulus, BigInteger publicExponent, LibCrypto.Hash hash,
+                               byte[] data, int offset, int length, boolean prehashed, byte[] signature) {
+        requireUsable();
+        try {
+            Boolean valid = withPublicKey(modulus, publicExponent,
+                    nativeKey -> nativeKey.verifyPkcs1(hash, data, offset, length, prehashed, signature));
+            return valid != null && valid;
+        } catch (LibCryptoException e) {
+            throw new RsaEngineException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code data[offset, offset + length)} encrypted with the public key and
+     * {@code padding} in one native call (padding, random bytes from
+     * OpenSSL's DRBG as in MRI, exponentiation); the message must fit
+     * ({@link LibCrypto.Padding#maxMessageBytes}).
+     */
+    public byte[] publicEncrypt(BigInteger modulus, BigInteger publicExponent, LibCrypto.Padding padding,
+                                byte[] data, int offset, int length) {
+        requireUsable();
+        try {
+            return withPublicKey(modulus, publicExponent, nativeKey -> nativeKey.publicEncrypt(padding, data, offset, length));
+        } catch (LibCryptoException e) {
+            throw new RsaEngineException(e.getMessage(), e);
+        }
+    }
+
+    /** Whether a native key for these exact values is cached (the key was used before and validated then). */
+    public boolean hasCached(RsaPrivateKey key) {
+        return key.identity != null && privateKeys.peek(key.identity, key.cacheValues()) != null;
+    }
+
+    /** Whether a native public key for these exact values is cached. */
+    public boolean hasCached(BigInteger modulus, BigInteger publicExponent) {
+        return publicKeys.peek(modulus, Operands.publicValues(publicExponent)) != null;
+    }
+
+    /**
+     * Runs {@code operation} on the cached native key for {@code key} (built
+     * and cached on first use), looking again if another thread closed it
+     * meanwhile (an operation on a closed key answers null); a key with no
+     * identity to cache against gets a native key for this call only.
+     */
+    private <T> T withPrivateKey(RsaPrivateKey key, java.util.function.Function<LibCrypto.Key, T> operation) {
+        if (key.identity != null) {
+            BigInteger[] values = key.cacheValues();
+            for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
+                T result = operation.apply(privateKeys.get(key.identity, values, () -> nativePrivateKey(key)));
+                if (result != null) return result;
+            }
+        }
+        LibCrypto.Key once = nativePrivateKey(key);
+        try {
+            return operation.apply(once);
+        } finally {
+            once.close();
+        }
+    }
+
+    private <T> T withPublicKey(BigInteger modulus, BigInteger publicExponent,
+                                java.util.function.Function<LibCrypto.Key, T> operation) {
+        BigInteger[] values = Operands.publicValues(publicExponent);
+        for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
+            LibCrypto.Key nativeKey = publicKeys.get(modulus, values, () -> LibCrypto.newPublicKey(modulus, publicExponent));
+            T result = operation.apply(nativeKey);
+            if (result != null) return result;
+        }
+        LibCrypto.Key once = LibCrypto.newPublicKey(modulus, publicExponent);
+        try {
+            return operation.apply(once);
+        } finally {
+            once.close();
         }
     }
 
@@ -115,13 +208,8 @@ public final class OpenSslRsaEngine implements RsaEngine {
             return input.modPow(publicExponent, modulus);
         }
         byte[] in = Operands.fixedLength(input, LibCrypto.byteLength(modulus));
-        BigInteger[] values = Operands.publicValues(publicExponent);
-        for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
-            LibCrypto.Key nativeKey = publicKeys.get(modulus, values, () -> LibCrypto.newPublicKey(modulus, publicExponent));
-            byte[] out = nativeKey.publicRaw(in);
-            if (out != null) return new BigInteger(1, out);
-        }
-        return new BigInteger(1, LibCrypto.publicRawStateless(modulus, publicExponent, in));
+        byte[] out = withPublicKey(modulus, publicExponent, nativeKey -> nativeKey.publicRaw(in));
+        return new BigInteger(1, out);
     }
 
     /** The cache of native private keys (for diagnostics and tests). */
@@ -140,10 +228,47 @@ public final class OpenSslRsaEngine implements RsaEngine {
         publicKeys.clear();
     }
 
-    private static LibCrypto.Key nativePrivateKey(RsaPrivateKey key) {
+    private LibCrypto.Key nativePrivateKey(RsaPrivateKey key) {
         key.checkConsistent();
         return LibCrypto.newPrivateKey(key.modulus, key.publicExponent, key.privateExponent,
-                                       key.p, key.q, key.dP, key.dQ, key.qInv);
+                                       key.p, key.q, key.dP, key.dQ, key.qInv, checkResults);
+    }
+
+    /** Whether the engine checks every private result in C too (only when libcrypto's own check is not there). */
+    public boolean checksResults() {
+        return checkResults;
+    }
+
+    /**
+     * Whether the loaded libcrypto checks its CRT results itself: a key
+     * whose CRT exponent dP is corrupted (which makes the CRT result wrong
+     * modulo p, exactly what a fault would) must still give the right
+     * answer, recomputed without CRT, when nothing of ours checks it. Probed
+     * once per process, on the known-answer key; false when libcrypto is
+     * unusable.
+     */
+    public static boolean libcryptoChecksCrt() {
+        Boolean probed = libcryptoChecksCrt;
+        if (probed != null) return probed;
+        synchronized (OpenSslRsaEngine.class) {
+            if (libcryptoChecksCrt == null) libcryptoChecksCrt = probeCrtCheck();
+            return libcryptoChecksCrt;
+        }
+    }
+
+    private static boolean probeCrtCheck() {
+        if (LibCrypto.failure() != null) return false;
+        RsaPrivateKey key = KnownAnswerTest.key();
+        LibCrypto.Key faulty = LibCrypto.newPrivateKey(key.modulus, key.publicExponent, key.privateExponent,
+                key.p, key.q, key.dP.flipBit(1), key.dQ, key.qInv, false);
+        try {
+            byte[] in = Operands.fixedLength(KnownAnswerTest.input(), LibCrypto.byteLength(key.modulus));
+            return new BigInteger(1, faulty.privateRaw(in)).equals(KnownAnswerTest.output());
+        } catch (LibCryptoException e) {
+            return false;
+        } finally {
+            faulty.close();
+        }
     }
 
     private static void requireUsable() {
@@ -161,6 +286,7 @@ public final class OpenSslRsaEngine implements RsaEngine {
         OpenSslRsaEngine engine = new OpenSslRsaEngine(2);
         try {
             String failure = KnownAnswerTest.run(engine);
+            if (failure == null) failure = KnownAnswerTest.runPkcs1(engine);
             return failure == null ? null : "OpenSSL RSA self-test: " + failure;
         } finally {
             engine.clearCaches();

@@ -16,6 +16,8 @@ import org.bouncycastle.crypto.digests.NullDigest;
 import org.bouncycastle.crypto.digests.RIPEMD160Digest;
 import org.bouncycastle.crypto.util.DigestFactory;
 
+import fastrandom.jni.LibCrypto;
+
 /**
  * The provider jruby-openssl gets its JCA objects from once fast_random is
  * hooked in: BouncyCastle (jruby-openssl's own instance), except for the RSA
@@ -39,24 +41,25 @@ public final class FastRsaProvider extends Provider {
     static {
         // The DigestInfo OIDs BC's own signatures use (some of BC's OID
         // constant classes moved between versions; the numbers did not).
-        digest("MD5", new ASN1ObjectIdentifier("1.2.840.113549.2.5"), DigestFactory::createMD5);
-        digest("SHA1", new ASN1ObjectIdentifier("1.3.14.3.2.26"), DigestFactory::createSHA1);
-        digest("SHA224", NISTObjectIdentifiers.id_sha224, DigestFactory::createSHA224);
-        digest("SHA256", NISTObjectIdentifiers.id_sha256, DigestFactory::createSHA256);
-        digest("SHA384", NISTObjectIdentifiers.id_sha384, DigestFactory::createSHA384);
-        digest("SHA512", NISTObjectIdentifiers.id_sha512, DigestFactory::createSHA512);
-        digest("SHA512_224", NISTObjectIdentifiers.id_sha512_224, DigestFactory::createSHA512_224);
-        digest("SHA512_256", NISTObjectIdentifiers.id_sha512_256, DigestFactory::createSHA512_256);
-        digest("SHA3_224", NISTObjectIdentifiers.id_sha3_224, DigestFactory::createSHA3_224);
-        digest("SHA3_256", NISTObjectIdentifiers.id_sha3_256, DigestFactory::createSHA3_256);
-        digest("SHA3_384", NISTObjectIdentifiers.id_sha3_384, DigestFactory::createSHA3_384);
-        digest("SHA3_512", NISTObjectIdentifiers.id_sha3_512, DigestFactory::createSHA3_512);
-        digest("RIPEMD160", new ASN1ObjectIdentifier("1.3.36.3.2.1"), RIPEMD160Digest::new);
+        // libcrypto's SHA-1 and SHA-2 (named last) make a signature one native call on the :openssl engine.
+        digest("MD5", new ASN1ObjectIdentifier("1.2.840.113549.2.5"), DigestFactory::createMD5, null);
+        digest("SHA1", new ASN1ObjectIdentifier("1.3.14.3.2.26"), DigestFactory::createSHA1, LibCrypto.Hash.SHA1);
+        digest("SHA224", NISTObjectIdentifiers.id_sha224, DigestFactory::createSHA224, LibCrypto.Hash.SHA224);
+        digest("SHA256", NISTObjectIdentifiers.id_sha256, DigestFactory::createSHA256, LibCrypto.Hash.SHA256);
+        digest("SHA384", NISTObjectIdentifiers.id_sha384, DigestFactory::createSHA384, LibCrypto.Hash.SHA384);
+        digest("SHA512", NISTObjectIdentifiers.id_sha512, DigestFactory::createSHA512, LibCrypto.Hash.SHA512);
+        digest("SHA512_224", NISTObjectIdentifiers.id_sha512_224, DigestFactory::createSHA512_224, null);
+        digest("SHA512_256", NISTObjectIdentifiers.id_sha512_256, DigestFactory::createSHA512_256, null);
+        digest("SHA3_224", NISTObjectIdentifiers.id_sha3_224, DigestFactory::createSHA3_224, null);
+        digest("SHA3_256", NISTObjectIdentifiers.id_sha3_256, DigestFactory::createSHA3_256, null);
+        digest("SHA3_384", NISTObjectIdentifiers.id_sha3_384, DigestFactory::createSHA3_384, null);
+        digest("SHA3_512", NISTObjectIdentifiers.id_sha3_512, DigestFactory::createSHA3_512, null);
+        digest("RIPEMD160", new ASN1ObjectIdentifier("1.3.36.3.2.1"), RIPEMD160Digest::new, null);
         SIGNATURES.put("noneRSA", () -> new EngineSignature(new NullDigest()));
     }
 
-    private static void digest(String bcSuffix, ASN1ObjectIdentifier oid, Supplier<Digest> digest) {
-        SIGNATURES.put(bcSuffix, () -> new EngineSignature(oid, digest.get()));
+    private static void digest(String bcSuffix, ASN1ObjectIdentifier oid, Supplier<Digest> digest, LibCrypto.Hash hash) {
+        SIGNATURES.put(bcSuffix, () -> new EngineSignature(oid, digest.get(), hash));
     }
 
     /** Upper-cased transformation -> our cipher. */

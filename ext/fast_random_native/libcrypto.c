@@ -1,0 +1,107 @@
+/*
+ * Opens OpenSSL's libcrypto 3 for the :openssl engines (see libcrypto.h),
+ * and the helpers their JNI bindings share.
+ *
+ * Java side: fastrandom.jni.LibCrypto.
+ */
+#include "libcrypto.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+struct libcrypto crypto;
+
+/* The result of the one attempt to open libcrypto, guarded by open_lock. */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static int open_tried;
+static char open_failure[512]; /* empty when libcrypto is usable */
+
+const char *libcrypto_open(void)
+{
+    pthread_mutex_lock(&open_lock);
+    if (!open_tried) {
+        open_tried = 1;
+        void *handle = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+        if (handle == NULL) {
+            const char *why = dlerror();
+            snprintf(open_failure, sizeof open_failure, "libcrypto.so.3 could not be loaded (%s)",
+                     why ? why : "unknown reason");
+        } else {
+#define RESOLVE(ret, name, params) \
+            if (open_failure[0] == 0 && (crypto.name = (ret (*) params) dlsym(handle, #name)) == NULL) \
+                snprintf(open_failure, sizeof open_failure, "libcrypto.so.3 has no %s", #name);
+            LIBCRYPTO_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+            if (open_failure[0] != 0) {
+                memset(&crypto, 0, sizeof crypto);
+                dlclose(handle);
+            }
+        }
+    }
+    pthread_mutex_unlock(&open_lock);
+    return open_failure[0] != 0 ? open_failure : NULL;
+}
+
+void throw_libcrypto(JNIEnv *env, const char *message)
+{
+    jclass cls = (*env)->FindClass(env, "fastrandom/jni/LibCryptoException");
+    if (cls != NULL) (*env)->ThrowNew(env, cls, message);
+}
+
+void throw_openssl(JNIEnv *env, const char *what)
+{
+    char detail[256] = "no OpenSSL error recorded";
+    char message[384];
+    unsigned long code = crypto.ERR_peek_last_error();
+    if (code != 0) crypto.ERR_error_string_n(code, detail, sizeof detail);
+    crypto.ERR_clear_error();
+    snprintf(message, sizeof message, "%s: %s", what, detail);
+    throw_libcrypto(env, message);
+}
+
+BIGNUM *bignum_from_java(JNIEnv *env, jbyteArray array)
+{
+    if (array == NULL) return NULL;
+    jsize length = (*env)->GetArrayLength(env, array);
+    jbyte *bytes = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
+    if (bytes == NULL) return NULL;
+    BIGNUM *bn = crypto.BN_bin2bn((const unsigned char *) bytes, (int) length, NULL);
+    (*env)->ReleasePrimitiveArrayCritical(env, array, bytes, JNI_ABORT);
+    return bn;
+}
+
+jbyteArray bytes_to_java(JNIEnv *env, const unsigned char *bytes, int length)
+{
+    jbyteArray array = (*env)->NewByteArray(env, length);
+    if (array != NULL) (*env)->SetByteArrayRegion(env, array, 0, length, (const jbyte *) bytes);
+    return array;
+}
+
+void wipe(void *buffer, size_t length)
+{
+    volatile unsigned char *p = buffer;
+    while (length--) *p++ = 0;
+}
+
+int same_bytes(const unsigned char *a, const unsigned char *b, size_t length)
+{
+    unsigned char diff = 0;
+    for (size_t i = 0; i < length; i++) diff |= a[i] ^ b[i];
+    return diff == 0;
+}
+
+JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_open(JNIEnv *env, jclass cls)
+{
+    (void) cls;
+    const char *failure = libcrypto_open();
+    return failure == NULL ? NULL : (*env)->NewStringUTF(env, failure);
+}
+
+JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_version0(JNIEnv *env, jclass cls)
+{
+    (void) cls;
+    if (libcrypto_open() != NULL) return NULL;
+    return (*env)->NewStringUTF(env, crypto.OpenSSL_version(OPENSSL_VERSION));
+}

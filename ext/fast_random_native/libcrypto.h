@@ -1,0 +1,106 @@
+/*
+ * OpenSSL's libcrypto 3, opened with dlopen on first use (never when
+ * fast_random's library is loaded) and its functions found with dlsym, so
+ * neither building nor loading fast_random's library needs OpenSSL's
+ * headers or libcrypto itself: only the machines that use the :openssl
+ * engines need libssl3. The few types and constants we use are declared
+ * here, from OpenSSL 3.0's public headers.
+ *
+ * Shared by the engines' bindings (openssl_rsa.c); libcrypto.c opens it.
+ */
+#ifndef FAST_RANDOM_LIBCRYPTO_H
+#define FAST_RANDOM_LIBCRYPTO_H
+
+#include <jni.h>
+#include <stddef.h>
+
+/* OpenSSL's types stay opaque: we only pass pointers around. */
+typedef struct bignum_st BIGNUM;
+typedef struct bignum_ctx BN_CTX;
+typedef struct bn_mont_ctx_st BN_MONT_CTX;
+typedef struct rsa_st RSA;
+typedef struct rsa_meth_st RSA_METHOD;
+
+/* From OpenSSL 3.0's rsa.h and crypto.h. */
+#define RSA_PKCS1_PADDING 1
+#define RSA_NO_PADDING 3
+#define RSA_PKCS1_OAEP_PADDING 4
+#define RSA_FLAG_NO_BLINDING 0x0080
+#define OPENSSL_VERSION 0
+
+/*
+ * Every libcrypto function we call: return type, name, parameters. Expanded
+ * into a table of function pointers (crypto.NAME), filled by dlsym.
+ */
+#define LIBCRYPTO_FUNCTIONS(X) \
+    X(const char *, OpenSSL_version, (int type)) \
+    X(unsigned long, ERR_peek_last_error, (void)) \
+    X(void, ERR_error_string_n, (unsigned long code, char *buf, size_t len)) \
+    X(void, ERR_clear_error, (void)) \
+    X(BIGNUM *, BN_bin2bn, (const unsigned char *s, int len, BIGNUM *ret)) \
+    X(BIGNUM *, BN_dup, (const BIGNUM *a)) \
+    X(int, BN_bn2binpad, (const BIGNUM *a, unsigned char *to, int tolen)) \
+    X(int, BN_num_bits, (const BIGNUM *a)) \
+    X(int, BN_is_odd, (const BIGNUM *a)) \
+    X(int, BN_ucmp, (const BIGNUM *a, const BIGNUM *b)) \
+    X(void, BN_free, (BIGNUM *a)) \
+    X(void, BN_clear_free, (BIGNUM *a)) \
+    X(void, BN_clear, (BIGNUM *a)) \
+    X(BN_CTX *, BN_CTX_new, (void)) \
+    X(void, BN_CTX_free, (BN_CTX *ctx)) \
+    X(void, BN_CTX_start, (BN_CTX *ctx)) \
+    X(void, BN_CTX_end, (BN_CTX *ctx)) \
+    X(BIGNUM *, BN_CTX_get, (BN_CTX *ctx)) \
+    X(BN_MONT_CTX *, BN_MONT_CTX_new, (void)) \
+    X(int, BN_MONT_CTX_set, (BN_MONT_CTX *mont, const BIGNUM *mod, BN_CTX *ctx)) \
+    X(void, BN_MONT_CTX_free, (BN_MONT_CTX *mont)) \
+    X(int, BN_mod_exp_mont, (BIGNUM *r, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, \
+                             BN_CTX *ctx, BN_MONT_CTX *m_ctx)) \
+    X(int, BN_mod_exp, (BIGNUM *r, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, BN_CTX *ctx)) \
+    X(RSA *, RSA_new, (void)) \
+    X(void, RSA_free, (RSA *rsa)) \
+    X(int, RSA_set_method, (RSA *rsa, const RSA_METHOD *meth)) \
+    X(const RSA_METHOD *, RSA_PKCS1_OpenSSL, (void)) \
+    X(int, RSA_set0_key, (RSA *r, BIGNUM *n, BIGNUM *e, BIGNUM *d)) \
+    X(int, RSA_set0_factors, (RSA *r, BIGNUM *p, BIGNUM *q)) \
+    X(int, RSA_set0_crt_params, (RSA *r, BIGNUM *dmp1, BIGNUM *dmq1, BIGNUM *iqmp)) \
+    X(int, RSA_test_flags, (const RSA *r, int flags)) \
+    X(int, RSA_private_encrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \
+    X(int, RSA_public_encrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \
+    X(unsigned char *, SHA1, (const unsigned char *d, size_t n, unsigned char *md)) \
+    X(unsigned char *, SHA224, (const unsigned char *d, size_t n, unsigned char *md)) \
+    X(unsigned char *, SHA256, (const unsigned char *d, size_t n, unsigned char *md)) \
+    X(unsigned char *, SHA384, (const unsigned char *d, size_t n, unsigned char *md)) \
+    X(unsigned char *, SHA512, (const unsigned char *d, size_t n, unsigned char *md))
+
+#define DECLARE_POINTER(ret, name, params) ret (*name) params;
+struct libcrypto {
+    LIBCRYPTO_FUNCTIONS(DECLARE_POINTER)
+};
+#undef DECLARE_POINTER
+
+/* The functions, once libcrypto_open() has returned NULL. */
+extern struct libcrypto crypto;
+
+/* Opens libcrypto on the first call; NULL when usable, else why not. Thread-safe. */
+const char *libcrypto_open(void);
+
+/* Throws fastrandom.jni.LibCryptoException with this message. */
+void throw_libcrypto(JNIEnv *env, const char *message);
+
+/* Throws with OpenSSL's most recent error on this thread, then clears its queue. */
+void throw_openssl(JNIEnv *env, const char *what);
+
+/* A big-endian unsigned magnitude from Java as a new BIGNUM (NULL if it is null or on failure). */
+BIGNUM *bignum_from_java(JNIEnv *env, jbyteArray array);
+
+/* A new Java byte[] holding these bytes (NULL with an exception pending on failure). */
+jbyteArray bytes_to_java(JNIEnv *env, const unsigned char *bytes, int length);
+
+/* Overwrites a buffer in a way the compiler cannot drop. */
+void wipe(void *buffer, size_t length);
+
+/* Constant-time equality of two byte strings of the same length: 1 when equal. */
+int same_bytes(const unsigned char *a, const unsigned char *b, size_t length);
+
+#endif
