@@ -50,6 +50,26 @@ class RsaOpenSslEngineTest < Minitest::Test
     end
   end
 
+  # Public operations run on fast_random's AVX-512 IFMA code where the CPU
+  # has it (unless FAST_RANDOM_HIDE_IFMA=1, as in bin/test's fallback pass),
+  # else on OpenSSL's BN_mod_exp_mont: either way x^e mod n exactly, for every
+  # size and exponent, at the edges (0, 1, n - 1) and for random x.
+  def test_public_operations_are_exact_on_either_exponentiation
+    flags = File.read("/proc/cpuinfo")[/^flags\s*:.*$/].to_s.split
+    ifma = flags.include?("avx512f") && flags.include?("avx512ifma") && ENV["FAST_RANDOM_HIDE_IFMA"] != "1"
+    assert_equal ifma ? "ifma" : "openssl", LibCrypto.public_exponentiation
+    random = Random.new(42)
+    [[512, 3], [1024, 65_537], [2048, 3], [2048, 65_537], [3072, 65_537], [4096, 65_537]].each do |bits, e|
+      key = RsaTestKeys.key(bits, e)
+      [0, 1, key.n - 1, *Array.new(50) { random.rand(key.n) }].each do |x|
+        assert_equal x.pow(key.e, key.n), engine.public_operation(key.n, key.e, x).to_i, "#{bits} bits, e=#{e}"
+      end
+    end
+    # An exponent far larger than RSA's.
+    n = RsaTestKeys.key(2048, 65_537).n
+    assert_equal 12_345.pow(2**521 - 1, n), engine.public_operation(n, 2**521 - 1, 12_345).to_i
+  end
+
   def test_least_recently_used_keys_are_evicted_and_freed
     engine = Engine.new(4)
     key = RsaTestKeys.key(1024, 65_537)

@@ -39,6 +39,10 @@ typedef struct rsa_meth_st RSA_METHOD;
     X(void, ERR_clear_error, (void)) \
     X(BIGNUM *, BN_bin2bn, (const unsigned char *s, int len, BIGNUM *ret)) \
     X(BIGNUM *, BN_dup, (const BIGNUM *a)) \
+    X(int, BN_set_word, (BIGNUM *a, unsigned long w)) \
+    X(int, BN_lshift, (BIGNUM *r, const BIGNUM *a, int n)) \
+    X(int, BN_nnmod, (BIGNUM *r, const BIGNUM *m, const BIGNUM *d, BN_CTX *ctx)) \
+    X(int, BN_bn2bin, (const BIGNUM *a, unsigned char *to)) \
     X(int, BN_bn2binpad, (const BIGNUM *a, unsigned char *to, int tolen)) \
     X(int, BN_num_bits, (const BIGNUM *a)) \
     X(int, BN_is_odd, (const BIGNUM *a)) \
@@ -66,7 +70,9 @@ typedef struct rsa_meth_st RSA_METHOD;
     X(int, RSA_set0_crt_params, (RSA *r, BIGNUM *dmp1, BIGNUM *dmq1, BIGNUM *iqmp)) \
     X(int, RSA_test_flags, (const RSA *r, int flags)) \
     X(int, RSA_private_encrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \
-    X(int, RSA_public_encrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \
+    X(int, RSA_padding_add_PKCS1_type_2, (unsigned char *to, int tlen, const unsigned char *f, int fl)) \
+    X(int, RSA_padding_add_PKCS1_OAEP, (unsigned char *to, int tlen, const unsigned char *f, int fl, \
+                                        const unsigned char *p, int pl)) \
     X(unsigned char *, SHA1, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA224, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA256, (const unsigned char *d, size_t n, unsigned char *md)) \

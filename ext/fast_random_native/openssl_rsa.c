@@ -25,6 +25,11 @@
  * jruby-openssl) accepts: the DigestInfo with its NULL parameters, or
  * without them.
  *
+ * Public operations on values that are not secret (verification,
+ * encryption) use AVX-512 IFMA where the CPU has it (modexp_ifma.c, about
+ * twice as fast as BN_mod_exp_mont at 2048 bits); our own check of a private
+ * result, when it runs, stays on OpenSSL's code.
+ *
  * Handles are pointers to struct rsa_key, owned by the Java side
  * (fastrandom.jni.LibCrypto.Key), which never frees one while a call on it
  * is running. An RSA object is safe to use from several threads at once:
@@ -34,8 +39,8 @@
  * Java side: fastrandom.jni.LibCrypto.
  */
 #include "libcrypto.h"
+#include "modexp_ifma.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +55,26 @@ struct rsa_key {
     int bytes;          /* length of the modulus in bytes */
     int check_results;  /* check private results with e here too */
     RSA *rsa;           /* the private key; NULL for a public key */
-    RSA *public_rsa;    /* n and e only, for RSA_public_encrypt's paddings; made on first use */
-    pthread_mutex_t public_rsa_lock;
+
     BIGNUM *n;          /* public values, for the public operation and the check */
     BIGNUM *e;
     BN_MONT_CTX *mont;  /* Montgomery context for n */
+    struct ifma_modulus *ifma; /* n for AVX-512 IFMA, or NULL */
+    unsigned char e_bytes[MAX_MODULUS_BYTES];
+    int e_length;
 };
+
+/* Whether public operations use AVX-512 IFMA: -1 until decided. FAST_RANDOM_HIDE_IFMA=1 hides it (tests). */
+static int use_ifma = -1;
+
+static int ifma_in_use(void)
+{
+    if (use_ifma < 0) {
+        const char *hide = getenv("FAST_RANDOM_HIDE_IFMA");
+        use_ifma = ifma_available() && !(hide != NULL && strcmp(hide, "1") == 0);
+    }
+    return use_ifma;
+}
 
 /*
  * The digests of PKCS#1 v1.5 signatures, in the order of
@@ -91,12 +110,39 @@ static void free_key(struct rsa_key *key)
     if (key == NULL) return;
     key->magic = 0;
     if (key->rsa != NULL) crypto.RSA_free(key->rsa); /* clears the private values */
-    if (key->public_rsa != NULL) crypto.RSA_free(key->public_rsa);
-    pthread_mutex_destroy(&key->public_rsa_lock);
+
     crypto.BN_free(key->n);
     crypto.BN_free(key->e);
     if (key->mont != NULL) crypto.BN_MONT_CTX_free(key->mont);
     free(key);
+}
+
+/*
+ * n and R^2 mod n for modexp_ifma.c, or NULL (no memory, or a modulus it does
+ * not take): public operations then run on BN_mod_exp_mont.
+ */
+static struct ifma_modulus *new_ifma_modulus(const BIGNUM *n, int bytes, BN_CTX *ctx)
+{
+    struct ifma_modulus *m = malloc(sizeof *m);
+    unsigned char n_bytes[MAX_MODULUS_BYTES], rr_bytes[MAX_MODULUS_BYTES];
+    int ok = 0;
+    if (m == NULL || crypto.BN_bn2binpad(n, n_bytes, bytes) != bytes || !ifma_modulus_init(m, n_bytes, bytes, NULL, 0)) {
+        free(m);
+        return NULL;
+    }
+    crypto.BN_CTX_start(ctx);
+    BIGNUM *rr = crypto.BN_CTX_get(ctx);
+    if (rr != NULL && crypto.BN_set_word(rr, 1) && crypto.BN_lshift(rr, rr, 2 * 52 * ifma_limbs(m))
+        && crypto.BN_nnmod(rr, rr, n, ctx)) {
+        int rr_length = crypto.BN_bn2bin(rr, rr_bytes);
+        ok = ifma_modulus_init(m, n_bytes, bytes, rr_bytes, rr_length);
+    }
+    crypto.BN_CTX_end(ctx);
+    if (!ok) {
+        free(m);
+        return NULL;
+    }
+    return m;
 }
 
 /* The public half of a key: n, e and a Montgomery context for n. */
@@ -108,7 +154,7 @@ static struct rsa_key *new_public_half(JNIEnv *env, jbyteArray n_bytes, jbyteArr
         throw_libcrypto(env, "out of memory for an RSA key");
         return NULL;
     }
-    pthread_mutex_init(&key->public_rsa_lock, NULL);
+
     key->n = bignum_from_java(env, n_bytes);
     key->e = bignum_from_java(env, e_bytes);
     if (key->n == NULL || key->e == NULL) {
@@ -125,6 +171,10 @@ static struct rsa_key *new_public_half(JNIEnv *env, jbyteArray n_bytes, jbyteArr
         || !crypto.BN_MONT_CTX_set(key->mont, key->n, ctx)) {
         throw_openssl(env, "RSA key: Montgomery setup failed");
         goto fail;
+    }
+    if (crypto.BN_num_bits(key->e) <= 8 * MAX_MODULUS_BYTES) {
+        key->e_length = crypto.BN_bn2bin(key->e, key->e_bytes);
+        if (ifma_in_use()) key->ifma = new_ifma_modulus(key->n, key->bytes, ctx);
     }
     crypto.BN_CTX_free(ctx);
     key->magic = KEY_MAGIC;
@@ -157,13 +207,21 @@ static int read_input(JNIEnv *env, struct rsa_key *key, jbyteArray input, unsign
 }
 
 /*
- * out = in^e mod n with the key's Montgomery context; 1 on success. The
- * exponent is public, so BN_mod_exp_mont's ordinary (not constant-time)
- * exponentiation is right; its running time depends only on e.
+ * out = in^e mod n; 1 on success. The exponent is public, so an ordinary
+ * (not constant-time) exponentiation is right: AVX-512 IFMA's when the key
+ * has it and in is not a private result being checked, else
+ * BN_mod_exp_mont's with the key's Montgomery context (also for checking a
+ * private result, which must not leave C if it is wrong).
  */
-static int public_exp(struct rsa_key *key, const unsigned char *in, unsigned char *out, int *too_large)
+static int public_exp(struct rsa_key *key, const unsigned char *in, unsigned char *out, int *too_large,
+                      int private_result)
 {
     int ok = 0;
+    if (key->ifma != NULL && !private_result) {
+        if (ifma_mod_exp(out, in, key->e_bytes, key->e_length, key->ifma)) return 1;
+        *too_large = 1; /* the one way it fails: in is not below n */
+        return 0;
+    }
     BN_CTX *ctx = crypto.BN_CTX_new();
     if (ctx == NULL) return 0;
     crypto.BN_CTX_start(ctx);
@@ -199,7 +257,7 @@ static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in,
         throw_openssl(env, "RSA private operation failed");
     } else if (!key->check_results) {
         ok = 1;
-    } else if (!public_exp(key, out, check, &too_large) || too_large) {
+    } else if (!public_exp(key, out, check, &too_large, 1) || too_large) {
         throw_openssl(env, "RSA private operation: the public-exponent check could not run");
     } else if (!same_bytes(check, in, key->bytes)) {
         throw_libcrypto(env, "RSA private operation: the result failed the public-exponent check (computation fault); nothing was returned");
@@ -278,6 +336,13 @@ static int encode_pkcs1(int hash, const unsigned char *digest, int with_null, un
     memcpy(em + k - t_bytes, prefix, (size_t) prefix_bytes);
     memcpy(em + k - info->digest_bytes, digest, (size_t) info->digest_bytes);
     return 1;
+}
+
+/* "ifma" when public operations use AVX-512 IFMA, else "openssl". */
+JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_publicExponentiation0(JNIEnv *env, jclass cls)
+{
+    (void) cls;
+    return (*env)->NewStringUTF(env, ifma_in_use() ? "ifma" : "openssl");
 }
 
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPublicKey(JNIEnv *env, jclass cls, jbyteArray n, jbyteArray e)
@@ -396,7 +461,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRaw(JNIEnv *env
     unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     int too_large = 0;
     if (!read_input(env, key, input, in)) return NULL;
-    if (!public_exp(key, in, out, &too_large)) {
+    if (!public_exp(key, in, out, &too_large, 0)) {
         if (too_large) throw_libcrypto(env, "RSA public operation: the input is not less than the modulus");
         else throw_openssl(env, "RSA public operation failed");
         return NULL;
@@ -449,7 +514,7 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_LibCrypto_verifyPkcs1(JNIEnv *env
         throw_libcrypto(env, "PKCS#1 signature: the key is too short for this digest");
         return JNI_FALSE;
     }
-    if (!public_exp(key, sig, recovered, &too_large)) {
+    if (!public_exp(key, sig, recovered, &too_large, 0)) {
         if (too_large) return JNI_FALSE;
         throw_openssl(env, "RSA public operation failed");
         return JNI_FALSE;
@@ -461,36 +526,11 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_LibCrypto_verifyPkcs1(JNIEnv *env
 }
 
 /*
- * The key's public half as an OpenSSL RSA object (n and e), made on first
- * use: what RSA_public_encrypt pads and encrypts with. NULL with an
- * exception pending on failure.
- */
-static RSA *public_rsa(JNIEnv *env, struct rsa_key *key)
-{
-    if (key->rsa != NULL) return key->rsa;
-    pthread_mutex_lock(&key->public_rsa_lock);
-    if (key->public_rsa == NULL) {
-        RSA *rsa = crypto.RSA_new();
-        BIGNUM *n = crypto.BN_dup(key->n), *e = crypto.BN_dup(key->e);
-        if (rsa == NULL || n == NULL || e == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL())
-            || !crypto.RSA_set0_key(rsa, n, e, NULL)) {
-            if (rsa != NULL) crypto.RSA_free(rsa);
-            crypto.BN_free(n);
-            crypto.BN_free(e);
-        } else {
-            key->public_rsa = rsa;
-        }
-    }
-    pthread_mutex_unlock(&key->public_rsa_lock);
-    if (key->public_rsa == NULL) throw_openssl(env, "RSA public key object");
-    return key->public_rsa;
-}
-
-/*
- * RSAES-PKCS1-v1_5 or RSAES-OAEP (SHA-1, MGF1 with SHA-1) encryption of
- * data[offset, offset + length) with the public key, padding and all in
- * OpenSSL, its random bytes from OpenSSL's own DRBG (as MRI's): k bytes.
- * The caller keeps the message within the padding's limit.
+ * RSAES-PKCS1-v1_5 or RSAES-OAEP (SHA-1, MGF1 with SHA-1, no label)
+ * encryption of data[offset, offset + length) with the public key: OpenSSL
+ * pads (its random bytes from OpenSSL's own DRBG, as MRI's), then the public
+ * exponentiation: k bytes. The caller keeps the message within the
+ * padding's limit.
  */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicEncrypt(JNIEnv *env, jclass cls, jlong handle,
     jint padding, jbyteArray data, jint offset, jint length)
@@ -503,17 +543,22 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicEncrypt(JNIEnv 
         throw_libcrypto(env, "RSA encryption: bad padding or data bounds");
         return NULL;
     }
-    RSA *rsa = public_rsa(env, key);
-    if (rsa == NULL) return NULL;
-    unsigned char message[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
+    unsigned char message[MAX_MODULUS_BYTES], padded[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     (*env)->GetByteArrayRegion(env, data, offset, length, (jbyte *) message);
     if ((*env)->ExceptionCheck(env)) return NULL;
     jbyteArray result = NULL;
-    if (crypto.RSA_public_encrypt(length, message, out, rsa, padding) != key->bytes) {
+    int too_large = 0;
+    int ok = padding == RSA_PKCS1_PADDING
+        ? crypto.RSA_padding_add_PKCS1_type_2(padded, key->bytes, message, length)
+        : crypto.RSA_padding_add_PKCS1_OAEP(padded, key->bytes, message, length, NULL, 0);
+    if (ok <= 0) {
+        throw_openssl(env, "RSA encryption: padding failed");
+    } else if (!public_exp(key, padded, out, &too_large, 0)) {
         throw_openssl(env, "RSA encryption failed");
     } else {
         result = bytes_to_java(env, out, key->bytes);
     }
     wipe(message, sizeof message);
+    wipe(padded, sizeof padded);
     return result;
 }

@@ -41,6 +41,7 @@ public final class LibCrypto {
     private static native boolean verifyPkcs1(long handle, int hash, byte[] data, int offset, int length,
                                               boolean prehashed, byte[] signature);
     private static native byte[] publicEncrypt(long handle, int padding, byte[] data, int offset, int length);
+    private static native String publicExponentiation0();
 
     /**
      * The digests of the one-call PKCS#1 v1.5 signatures, with OpenSSL's
@@ -147,6 +148,16 @@ public final class LibCrypto {
         if (INJECTED_FAULTS.get() > 0 && INJECTED_FAULTS.getAndDecrement() > 0) {
             throw new LibCryptoException("injected fault (LibCrypto.injectFaults)");
         }
+    }
+
+    /**
+     * What the public operations (verification, encryption) run on:
+     * {@code "ifma"} (fast_random's AVX-512 IFMA code, where the CPU has it
+     * and {@code FAST_RANDOM_HIDE_IFMA=1} does not hide it) or
+     * {@code "openssl"} (BN_mod_exp_mont); null when libcrypto is unusable.
+     */
+    public static String publicExponentiation() {
+        return load() ? publicExponentiation0() : null;
     }
 
     /** Native keys created and not yet freed, process-wide. */

@@ -1,0 +1,254 @@
+/*
+ * x^e mod n with AVX-512 IFMA, for RSA's public operations (verification,
+ * encryption). The exponent is public and its bits choose the steps; the
+ * products and the checks on x take the same time whatever the values, so
+ * a message being encrypted does not show in the timing. (The result's last
+ * reduction depends on the result, which is public.) Never used with a
+ * private exponent.
+ *
+ * Numbers are held as little-endian limbs of 52 bits in 64-bit lanes, eight
+ * to a 512-bit vector (2048-bit moduli: 40 limbs, five vectors). A product is
+ * Montgomery's, word by word (one 52-bit limb of b per step): VPMADD52LUQ and
+ * VPMADD52HUQ add the low and high 52 bits of eight 52x52-bit products to
+ * eight 64-bit accumulators at once, and the accumulator moves down one limb
+ * per step. Lanes are not normalized inside a product: each gains less than
+ * 2^54 a step, so 64 bits hold the sum over up to 80 limbs. The result is
+ * "almost" reduced (below 2n, as R = 2^(52 * limbs) > 4n); the last step
+ * brings it below n.
+ *
+ * Used only where CPUID says AVX512F and AVX512IFMA and the OS saves the ZMM
+ * registers (XGETBV); elsewhere OpenSSL's BN_mod_exp_mont does the work
+ * (openssl_rsa.c).
+ */
+#include "modexp_ifma.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+#define LIMB_BITS 52
+#define LIMB_MASK ((UINT64_C(1) << LIMB_BITS) - 1)
+
+/* XCR0 bits: SSE, AVX and the three AVX-512 state components. */
+#define XCR0_AVX512_STATE 0xe6
+
+static int os_saves_zmm(void)
+{
+    uint32_t eax, edx;
+    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    return (eax & XCR0_AVX512_STATE) == XCR0_AVX512_STATE;
+}
+
+int ifma_available(void)
+{
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return 0;
+    if (!(ebx & bit_AVX512F) || !(ebx & bit_AVX512IFMA)) return 0;
+    return os_saves_zmm();
+}
+
+/* Big-endian bytes (at most limbs * 52 bits) to limbs. */
+static void to_limbs(uint64_t *limbs, int count, const unsigned char *bytes, int length)
+{
+    memset(limbs, 0, (size_t) count * sizeof *limbs);
+    for (int i = 0; i < length; i++) {
+        int bit = 8 * i; /* of the byte counted from the least significant end */
+        uint64_t byte = bytes[length - 1 - i];
+        int limb = bit / LIMB_BITS, shift = bit % LIMB_BITS;
+        limbs[limb] |= (byte << shift) & LIMB_MASK;
+        if (shift > LIMB_BITS - 8) limbs[limb + 1] |= byte >> (LIMB_BITS - shift);
+    }
+}
+
+/* Normalized limbs to big-endian bytes (the value must fit in length bytes). */
+static void to_bytes(unsigned char *bytes, int length, const uint64_t *limbs)
+{
+    for (int i = 0; i < length; i++) {
+        int bit = 8 * i;
+        int limb = bit / LIMB_BITS, shift = bit % LIMB_BITS;
+        uint64_t value = limbs[limb] >> shift;
+        if (shift > LIMB_BITS - 8) value |= limbs[limb + 1] << (LIMB_BITS - shift);
+        bytes[length - 1 - i] = (unsigned char) value;
+    }
+}
+
+/* Carries every limb's excess into the next; the value is unchanged. */
+static void normalize(uint64_t *limbs, int count)
+{
+    uint64_t carry = 0;
+    for (int i = 0; i < count; i++) {
+        uint64_t t = limbs[i] + carry;
+        limbs[i] = t & LIMB_MASK;
+        carry = t >> LIMB_BITS;
+    }
+}
+
+/*
+ * a >= b, for normalized limbs, in time independent of the values (x may
+ * be a message being encrypted): the borrow out of a - b.
+ */
+static int at_least(const uint64_t *a, const uint64_t *b, int count)
+{
+    uint64_t borrow = 0;
+    for (int i = 0; i < count; i++) borrow = (a[i] - b[i] - borrow) >> 63;
+    return borrow == 0;
+}
+
+/* a -= b (a >= b), normalized limbs. */
+static void subtract(uint64_t *a, const uint64_t *b, int count)
+{
+    uint64_t borrow = 0;
+    for (int i = 0; i < count; i++) {
+        uint64_t t = a[i] - b[i] - borrow;
+        borrow = t >> 63;
+        a[i] = t & LIMB_MASK;
+    }
+}
+
+/*
+ * result = a * b / R mod n, almost reduced (below 2n), not yet normalized;
+ * a and b normalized and below 2n. result may be a or b. Inlined for each
+ * vector count the callers use, so the accumulators stay in registers.
+ */
+__attribute__((target("avx512f,avx512ifma"), always_inline))
+static inline void product_of(int vectors, uint64_t *result, const uint64_t *a, const uint64_t *b,
+                              const struct ifma_modulus *m)
+{
+    __m512i acc[IFMA_MAX_VECTORS], av[IFMA_MAX_VECTORS], nv[IFMA_MAX_VECTORS];
+    const __m512i zero = _mm512_setzero_si512();
+    _Pragma("GCC unroll 40") for (int v = 0; v < vectors; v++) {
+        acc[v] = zero;
+        av[v] = _mm512_loadu_si512((const void *) (a + 8 * v));
+        nv[v] = _mm512_loadu_si512((const void *) (m->n + 8 * v));
+    }
+    for (int i = 0; i < 8 * vectors; i++) {
+        __m512i bi = _mm512_set1_epi64((long long) b[i]);
+        _Pragma("GCC unroll 40") for (int v = 0; v < vectors; v++) acc[v] = _mm512_madd52lo_epu64(acc[v], av[v], bi);
+        uint64_t low = (uint64_t) _mm_cvtsi128_si64(_mm512_castsi512_si128(acc[0]));
+        __m512i y = _mm512_set1_epi64((long long) ((low * m->k0) & LIMB_MASK));
+        _Pragma("GCC unroll 40") for (int v = 0; v < vectors; v++) acc[v] = _mm512_madd52lo_epu64(acc[v], nv[v], y);
+        /* The lowest limb is now 0 mod 2^52: carry its excess up, move down one limb. */
+        uint64_t carry = (uint64_t) _mm_cvtsi128_si64(_mm512_castsi512_si128(acc[0])) >> LIMB_BITS;
+        _Pragma("GCC unroll 40") for (int v = 0; v < vectors - 1; v++) acc[v] = _mm512_alignr_epi64(acc[v + 1], acc[v], 1);
+        acc[vectors - 1] = _mm512_alignr_epi64(zero, acc[vectors - 1], 1);
+        acc[0] = _mm512_add_epi64(acc[0], _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, (long long) carry));
+        /* The high halves belong one limb up: after the move, at the same index. */
+        _Pragma("GCC unroll 40") for (int v = 0; v < vectors; v++) acc[v] = _mm512_madd52hi_epu64(acc[v], av[v], bi);
+        _Pragma("GCC unroll 40") for (int v = 0; v < vectors; v++) acc[v] = _mm512_madd52hi_epu64(acc[v], nv[v], y);
+    }
+    _Pragma("GCC unroll 40") for (int v = 0; v < vectors; v++) _mm512_storeu_si512((void *) (result + 8 * v), acc[v]);
+}
+
+#define PRODUCT_FOR(V) \
+    __attribute__((target("avx512f,avx512ifma"))) \
+    static void product_##V(uint64_t *result, const uint64_t *a, const uint64_t *b, const struct ifma_modulus *m) \
+    { \
+        product_of(V, result, a, b, m); \
+    }
+PRODUCT_FOR(5)  /* 2048-bit moduli */
+PRODUCT_FOR(8)  /* 3072 */
+PRODUCT_FOR(10) /* 4096 */
+
+__attribute__((target("avx512f,avx512ifma")))
+static void product_any(uint64_t *result, const uint64_t *a, const uint64_t *b, const struct ifma_modulus *m)
+{
+    product_of(m->vectors, result, a, b, m);
+}
+
+/* result = a * b / R mod n, almost reduced (below 2n) and normalized. */
+static void montgomery_product(uint64_t *result, const uint64_t *a, const uint64_t *b, const struct ifma_modulus *m)
+{
+    switch (m->vectors) {
+    case 5: product_5(result, a, b, m); break;
+    case 8: product_8(result, a, b, m); break;
+    case 10: product_10(result, a, b, m); break;
+    default: product_any(result, a, b, m); break;
+    }
+    normalize(result, 8 * m->vectors);
+}
+
+int ifma_modulus_init(struct ifma_modulus *m, const unsigned char *n, int n_bytes,
+                      const unsigned char *rr, int rr_bytes)
+{
+    int limbs_needed = (8 * n_bytes + LIMB_BITS - 1) / LIMB_BITS;
+    int vectors = (limbs_needed + 7) / 8;
+    /* R = 2^(52 * 8 * vectors) must exceed 4n for the products to stay below 2n. */
+    if (8 * n_bytes + 2 > LIMB_BITS * 8 * vectors) vectors++;
+    if (n_bytes < 1 || vectors > IFMA_MAX_VECTORS || !(n[n_bytes - 1] & 1) || rr_bytes > n_bytes) return 0;
+    m->vectors = vectors;
+    m->bytes = n_bytes;
+    to_limbs(m->n, 8 * vectors, n, n_bytes);
+    to_limbs(m->rr, 8 * vectors, rr, rr_bytes);
+    /* k0 = -n^-1 mod 2^52, by Newton's iteration (each step doubles the correct low bits). */
+    uint64_t n0 = m->n[0], inverse = n0; /* correct to 3 bits: n0 * n0 = 1 mod 8 */
+    for (int i = 0; i < 5; i++) inverse *= 2 - n0 * inverse;
+    m->k0 = (0 - inverse) & LIMB_MASK;
+    return 1;
+}
+
+int ifma_limbs(const struct ifma_modulus *m)
+{
+    return 8 * m->vectors;
+}
+
+int ifma_mod_exp(unsigned char *out, const unsigned char *x, const unsigned char *e, int e_bytes,
+                 const struct ifma_modulus *m)
+{
+    int count = 8 * m->vectors;
+    uint64_t base[IFMA_MAX_LIMBS], acc[IFMA_MAX_LIMBS], one[IFMA_MAX_LIMBS];
+    to_limbs(acc, count, x, m->bytes);
+    if (at_least(acc, m->n, count)) return 0; /* x must be below n */
+    montgomery_product(base, acc, m->rr, m); /* x R mod n */
+    int top = -1;
+    for (int i = 0; i < 8 * e_bytes && top < 0; i++) {
+        if ((e[i / 8] >> (7 - i % 8)) & 1) top = i;
+    }
+    if (top < 0) { /* x^0 = 1 */
+        memset(out, 0, (size_t) m->bytes);
+        out[m->bytes - 1] = 1;
+        return 1;
+    }
+    memcpy(acc, base, sizeof base);
+    for (int i = top + 1; i < 8 * e_bytes; i++) {
+        montgomery_product(acc, acc, acc, m);
+        if ((e[i / 8] >> (7 - i % 8)) & 1) montgomery_product(acc, acc, base, m);
+    }
+    memset(one, 0, sizeof one);
+    one[0] = 1;
+    montgomery_product(acc, acc, one, m); /* out of the Montgomery domain */
+    if (at_least(acc, m->n, count)) subtract(acc, m->n, count);
+    to_bytes(out, m->bytes, acc);
+    return 1;
+}
+
+#else
+
+int ifma_available(void)
+{
+    return 0;
+}
+
+int ifma_modulus_init(struct ifma_modulus *m, const unsigned char *n, int n_bytes,
+                      const unsigned char *rr, int rr_bytes)
+{
+    (void) m; (void) n; (void) n_bytes; (void) rr; (void) rr_bytes;
+    return 0;
+}
+
+int ifma_limbs(const struct ifma_modulus *m)
+{
+    return 8 * m->vectors;
+}
+
+int ifma_mod_exp(unsigned char *out, const unsigned char *x, const unsigned char *e, int e_bytes,
+                 const struct ifma_modulus *m)
+{
+    (void) out; (void) x; (void) e; (void) e_bytes; (void) m;
+    return 0;
+}
+
+#endif
