@@ -103,7 +103,10 @@ module Bench
     return {} unless defined?(OpenSSL::VERSION)
 
     info = { "openssl_gem" => OpenSSL::VERSION, "openssl_library" => OpenSSL::OPENSSL_LIBRARY_VERSION }
-    info["rsa_engine"] = FastRandom::RSA.engine.to_s if defined?(FastRandom::RSA) && FastRandom::RSA.installed?
+    if defined?(FastRandom::RSA) && FastRandom::RSA.installed?
+      info["rsa_engine"] = FastRandom::RSA.engine.to_s
+      info["rsa_public_exponentiation"] = Java::FastrandomJni::LibCrypto.public_exponentiation.to_s
+    end
     info
   end
 end

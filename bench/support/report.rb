@@ -62,7 +62,7 @@ module Bench
         (section("rsa", rsa_intro) { |notes| calls_table("rsa", notes) } if ran?("rsa")),
         (section("rsa_threads", threads_intro) { |notes| threads_table(notes, "rsa_threads") } if ran?("rsa_threads")),
         ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
-        ["Targets (issues 2, 3, 4 and 15)", [], Targets.new(@results).table, []],
+        ["Targets (issues 2, 3, 4, 15 and 16)", [], Targets.new(@results).table, []],
       ].compact
     end
 
@@ -247,9 +247,15 @@ module Bench
     end
 
     def rsa_intro
+      public_ops = @results.keys("rsa").filter_map do |key|
+        how = @results.meta("rsa", key)&.dig("runtime", "rsa_public_exponentiation")
+        "#{@results.label(key)}: #{how == "ifma" ? "AVX-512 IFMA" : "OpenSSL's BN_mod_exp_mont"}" if how && !how.empty?
+      end
       ["Same keys everywhere (made by MRI's OpenSSL, read from PEM). fast_random's engines: :openssl " \
-       "(libcrypto through JNI), :gmp (jnagmp + bouncycastle-rsa), :java (jruby-openssl's own code, through " \
-       "fast_random's hook)."]
+       "(libcrypto through JNI: OpenSSL's blinded CRT for private operations, a PKCS#1 v1.5 signature or " \
+       "verification in one native call), :gmp (jnagmp + bouncycastle-rsa), :java (jruby-openssl's own code, " \
+       "through fast_random's hook).",
+       *("Public operations (verify, public_encrypt) ran on #{public_ops.uniq.join("; ")}." unless public_ops.empty?)]
     end
 
     def startup_intro
