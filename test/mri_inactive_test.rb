@@ -5,8 +5,8 @@ require_relative "support/packaging"
 
 # On MRI (Debian's ruby), `require "fast_random"` must not break an
 # application that shares its Gemfile and initializers with JRuby: it changes
-# nothing (SecureRandom, OpenSSL::Random and OpenSSL::PKey::RSA stay MRI's
-# own), FastRandom.active? is false, and the rest of the API says that
+# nothing (SecureRandom, OpenSSL::Random, OpenSSL::PKey::RSA and ::EC stay
+# MRI's own), FastRandom.active? is false, and the rest of the API says that
 # fast_random is not in use (lib/fast_random/inactive.rb).
 class MriInactiveTest < Minitest::Test
   include Packaging::EndToEnd
@@ -15,10 +15,12 @@ class MriInactiveTest < Minitest::Test
     require "securerandom"
     require "openssl"
     stock = [SecureRandom.method(:uuid).owner, SecureRandom.method(:hex).owner,
-             OpenSSL::Random.method(:random_bytes).owner, OpenSSL::PKey::RSA.instance_method(:sign).owner].map(&:to_s)
+             OpenSSL::Random.method(:random_bytes).owner, OpenSSL::PKey::RSA.instance_method(:sign).owner,
+             OpenSSL::PKey::EC.instance_method(:dsa_sign_asn1).owner].map(&:to_s)
     require "fast_random"
     require "json"
-    errors = [-> { FastRandom.backend = :drbg }, -> { FastRandom::RSA.engine = :gmp }].map do |call|
+    errors = [-> { FastRandom.backend = :drbg }, -> { FastRandom::RSA.engine = :gmp },
+              -> { FastRandom::EC.engine = :openssl }].map do |call|
       call.call
     rescue FastRandom::Error => e
       [e.class.name, e.message]
@@ -28,12 +30,14 @@ class MriInactiveTest < Minitest::Test
       "feature" => $LOADED_FEATURES.find { |path| path.end_with?("/fast_random.rb") },
       "unchanged" => stock == [SecureRandom.method(:uuid).owner, SecureRandom.method(:hex).owner,
                                OpenSSL::Random.method(:random_bytes).owner,
-                               OpenSSL::PKey::RSA.instance_method(:sign).owner].map(&:to_s),
+                               OpenSSL::PKey::RSA.instance_method(:sign).owner,
+                               OpenSSL::PKey::EC.instance_method(:dsa_sign_asn1).owner].map(&:to_s),
       "loaded_java" => $LOADED_FEATURES.any? { |path| path.end_with?(".jar") },
       "uuid" => SecureRandom.uuid, "backend" => FastRandom.backend, "stats" => FastRandom.stats,
       "rdrand" => FastRandom.rdrand_available?, "problem" => FastRandom.rdrand_problem,
       "reseed" => FastRandom.reseed!, "rsa" => [FastRandom::RSA.engine, FastRandom::RSA.installed?, FastRandom::RSA.stats],
-      "rsa_problem" => FastRandom::RSA.engine_problem(:gmp), "errors" => errors
+      "rsa_problem" => FastRandom::RSA.engine_problem(:gmp), "errors" => errors,
+      "ec" => [FastRandom::EC.engine, FastRandom::EC.installed?, FastRandom::EC.stats, FastRandom::EC.engine_problem(:openssl)]
     )
   RUBY
 
@@ -44,8 +48,10 @@ class MriInactiveTest < Minitest::Test
     assert_equal [nil, {}, false, nil], result.values_at("backend", "stats", "rdrand", "reseed")
     assert_match(/\Afast_random only works on JRuby \(this is ruby 3\.\d+\.\d+\)/, result["problem"])
     assert_equal [[nil, false, {}], result["problem"]], result.values_at("rsa", "rsa_problem")
+    assert_equal [nil, false, {}, result["problem"]], result["ec"]
     assert_equal [["FastRandom::BackendUnavailableError", "cannot use backend :drbg: #{result['problem']}"],
-                  ["FastRandom::RSA::EngineUnavailableError", "cannot use RSA engine :gmp: #{result['problem']}"]],
+                  ["FastRandom::RSA::EngineUnavailableError", "cannot use RSA engine :gmp: #{result['problem']}"],
+                  ["FastRandom::EC::EngineUnavailableError", "cannot use EC engine :openssl: #{result['problem']}"]],
                  result["errors"]
   end
 

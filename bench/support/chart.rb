@@ -5,7 +5,7 @@ require_relative "svg"
 
 module Bench
   # The report as one SVG picture: for each single-thread call (SecureRandom,
-  # the request id, RSA), a bar per JRuby implementation with its speed-up
+  # the request id, RSA and elliptic curves), a bar per JRuby implementation with its speed-up
   # against MRI on a log scale (bars go right of the 1x line when faster,
   # left when slower); for threads, a line per implementation of total calls
   # per second at 1, 2, 4 and 8 threads.
@@ -39,7 +39,8 @@ module Bench
     LEFT_OUT = ["10.1-os_seeds"].freeze
     # The thread-scaling line panels: [workload, calls (one panel each), thread counts].
     LINE_ROWS = [["threads", ["uuid", "random_bytes(4096)"], [1, 2, 4, 8]],
-                 ["rsa_threads", ["sign 2048", "verify 2048"], [1, 2, 4]]].freeze
+                 ["rsa_threads", ["sign 2048", "verify 2048"], [1, 2, 4]],
+                 ["ec_threads", ["sign P-256", "derive P-256"], [1, 2]]].freeze
 
     def initialize(results)
       @results = results
@@ -47,7 +48,7 @@ module Bench
 
     def svg
       left = bar_groups(%w[secure_random cold request_id])
-      right = bar_groups(%w[rsa])
+      right = bar_groups(%w[rsa ec])
       column = (WIDTH - 2 * MARGIN - COLUMN_GAP) / 2
       layout = legend_layout
       bars_top = layout.map(&:last).max + 36
@@ -60,7 +61,7 @@ module Bench
       heading(svg)
       legend(svg, layout)
       bar_panel(svg, MARGIN, bars_top, column, "SecureRandom and a Rails request id: speed-up vs MRI, one thread", left)
-      bar_panel(svg, MARGIN + column + COLUMN_GAP, bars_top, column, "RSA: speed-up vs MRI, one thread", right)
+      bar_panel(svg, MARGIN + column + COLUMN_GAP, bars_top, column, "RSA and elliptic curves: speed-up vs MRI, one thread", right)
       rows.each_with_index do |(workload, calls, counts), row|
         top = threads_top + row * (LINE_CHART_HEIGHT + 60)
         calls.each_with_index do |call, i|

@@ -14,6 +14,7 @@ module Bench
     JRUBY = File.join(ROOT, "bin/jruby")
     NATIVE_LIBRARY = File.join(ROOT, "lib/fast_random/linux-x86_64/libfast_random.so")
     SECURE_RANDOM = %w[secure_random threads cold request_id].freeze
+    PUBLIC_KEY = %w[rsa rsa_threads ec ec_threads].freeze
 
     attr_reader :key, :label, :jruby, :variant, :env, :workloads, :cases
 
@@ -36,7 +37,7 @@ module Bench
     end
 
     def self.mri
-      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + %w[rsa rsa_threads startup])
+      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + %w[startup])
     end
 
     # JRuby 10.1 (the one issue targets are set on) runs every configuration;
@@ -45,9 +46,9 @@ module Bench
       base = { jruby: version }
       list = [
         new(key: "#{version}-stock", label: "JRuby #{version} stock", variant: "stock",
-            workloads: SECURE_RANDOM + %w[rsa rsa_threads startup], **base),
+            workloads: SECURE_RANDOM + PUBLIC_KEY + %w[startup], **base),
         new(key: "#{version}-fast_random", label: "JRuby #{version} + fast_random", variant: "fast_random",
-            workloads: SECURE_RANDOM + %w[rsa rsa_threads startup], **base),
+            workloads: SECURE_RANDOM + PUBLIC_KEY + %w[startup], **base),
       ]
       return list unless version == "10.1"
 

@@ -22,6 +22,8 @@ module Bench
       "request_id" => "A Rails request id per request (bench/request_id.rb)",
       "rsa" => "RSA, one thread, PKCS#1 v1.5 with SHA-256 (bench/rsa.rb)",
       "rsa_threads" => "RSA-2048 in N long-lived threads: total operations/s (bench/rsa_threads.rb)",
+      "ec" => "Elliptic curves, one thread: ECDSA and ECDH (bench/ec.rb)",
+      "ec_threads" => "P-256 in N long-lived threads: total operations/s (bench/ec_threads.rb)",
       "startup" => "Startup: process start to the first SecureRandom.uuid (bench/startup.rb)",
     }.freeze
 
@@ -61,8 +63,10 @@ module Bench
         (section("request_id", request_intro) { |notes| calls_table("request_id", notes) } if ran?("request_id")),
         (section("rsa", rsa_intro) { |notes| calls_table("rsa", notes) } if ran?("rsa")),
         (section("rsa_threads", threads_intro) { |notes| threads_table(notes, "rsa_threads") } if ran?("rsa_threads")),
+        (section("ec", ec_intro) { |notes| calls_table("ec", notes) } if ran?("ec")),
+        (section("ec_threads", threads_intro) { |notes| threads_table(notes, "ec_threads") } if ran?("ec_threads")),
         ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
-        ["Targets (issues 2, 3, 4, 15 and 16)", [], Targets.new(@results).table, []],
+        ["Targets (issues 2, 3, 4, 15, 16 and 17)", [], Targets.new(@results).table, []],
       ].compact
     end
 
@@ -125,7 +129,7 @@ module Bench
                   .sort_by { |r| Gem::Version.new(r["jruby_version"]) }.reverse
     end
 
-    GLANCE_WORKLOADS = %w[secure_random request_id rsa].freeze
+    GLANCE_WORKLOADS = %w[secure_random request_id rsa ec].freeze
     HEADLINE = "10.1-fast_random"
 
     def glance_intro
@@ -256,6 +260,17 @@ module Bench
        "verification in one native call), :gmp (jnagmp + bouncycastle-rsa), :java (jruby-openssl's own code, " \
        "through fast_random's hook).",
        *("Public operations (verify, public_encrypt) ran on #{public_ops.uniq.join("; ")}." unless public_ops.empty?)]
+    end
+
+    def ec_intro
+      engines = @results.keys("ec").filter_map do |key|
+        engine = @results.meta("ec", key)&.dig("runtime", "ec_engine")
+        "#{@results.label(key)}: :#{engine}" if engine && !engine.empty?
+      end
+      ["Keys read from PEM (the same everywhere, made by MRI's OpenSSL), two per curve (the second is the ECDH peer); " \
+       "\"P-256 generated\": keys made by OpenSSL::PKey::EC.generate in the process. Signatures use SHA-256, " \
+       "SHA-384 and SHA-512 for P-256, P-384 and P-521.",
+       *("fast_random's EC engine: #{engines.uniq.join("; ")}." unless engines.empty?)]
     end
 
     def startup_intro

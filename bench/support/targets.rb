@@ -5,7 +5,7 @@ require_relative "table"
 require_relative "thread_pool"
 
 module Bench
-  # The performance targets issues 2, 3, 4, 15 and 16 set, each with what
+  # The performance targets issues 2, 3, 4, 15, 16 and 17 set, each with what
   # this run measured against it: met, missed, or not measured (and why).
   # Issue 16's RSA targets supersede issue 4's (1.0x MRI at 2048 and 4096).
   class Targets
@@ -32,7 +32,7 @@ module Bench
     ISSUE2_UUID = 22.79e6
 
     def rows
-      issue2 + issue3 + issue4 + issue15 + issue16
+      issue2 + issue3 + issue4 + issue15 + issue16 + issue17
     end
 
     private
@@ -150,6 +150,26 @@ module Bench
         name = "#{operation} 2048"
         rows << ratio_row(16, "RSA #{name} on JRuby 9.4, default engine >= 1.0x MRI",
                           divide(ips("rsa", "9.4-fast_random", name), ips("rsa", "mri", name)), 1.0)
+      end
+      rows
+    end
+
+    EC_OPERATIONS = %w[sign verify derive].freeze
+
+    def issue17
+      rows = (["P-256", "P-256 generated", "P-384", "P-521"]).product(EC_OPERATIONS).map do |curve, operation|
+        name = "#{operation} #{curve}"
+        ratio_row(17, "EC #{name} on JRuby 10.1 >= 1.0x MRI", divide(ips("ec", fast, name), ips("ec", "mri", name)), 1.0)
+      end
+      %w[sign verify derive].each do |operation|
+        name = "#{operation} P-256"
+        mri_best = [1, 2].filter_map { |n| ips("ec_threads", "mri", ThreadPool.label(name, n)) }.max
+        rows << ratio_row(17, "EC #{name}, 2 long-lived threads >= 1.8x MRI's best thread count (JRuby 10.1)",
+                          divide(ips("ec_threads", fast, ThreadPool.label(name, 2)), mri_best), 1.8)
+      end
+      EC_OPERATIONS.each do |operation|
+        name = "#{operation} P-256"
+        rows << ratio_row(17, "EC #{name} on JRuby 9.4 >= 1.0x MRI", divide(ips("ec", "9.4-fast_random", name), ips("ec", "mri", name)), 1.0)
       end
       rows
     end

@@ -79,6 +79,42 @@ jbyteArray bytes_to_java(JNIEnv *env, const unsigned char *bytes, int length)
     return array;
 }
 
+int hash_digest_bytes(int hash)
+{
+    static const int lengths[HASH_COUNT] = {20, 28, 32, 48, 64};
+    return hash >= 0 && hash < HASH_COUNT ? lengths[hash] : 0;
+}
+
+int java_bounds(JNIEnv *env, jbyteArray data, jint offset, jint length)
+{
+    return data != NULL && offset >= 0 && length >= 0 && length <= (*env)->GetArrayLength(env, data) - offset;
+}
+
+int java_digest(JNIEnv *env, int hash, jbyteArray data, jint offset, jint length, unsigned char *out)
+{
+    if (hash_digest_bytes(hash) == 0 || !java_bounds(env, data, offset, length)) {
+        throw_libcrypto(env, "digest: bad hash or data bounds");
+        return 0;
+    }
+    unsigned char *bytes = (*env)->GetPrimitiveArrayCritical(env, data, NULL);
+    if (bytes == NULL) return 0;
+    unsigned char *done = NULL;
+    const unsigned char *message = bytes + offset;
+    switch (hash) {
+    case HASH_SHA1: done = crypto.SHA1(message, (size_t) length, out); break;
+    case HASH_SHA224: done = crypto.SHA224(message, (size_t) length, out); break;
+    case HASH_SHA256: done = crypto.SHA256(message, (size_t) length, out); break;
+    case HASH_SHA384: done = crypto.SHA384(message, (size_t) length, out); break;
+    case HASH_SHA512: done = crypto.SHA512(message, (size_t) length, out); break;
+    }
+    (*env)->ReleasePrimitiveArrayCritical(env, data, bytes, JNI_ABORT);
+    if (done == NULL) {
+        throw_openssl(env, "digest failed");
+        return 0;
+    }
+    return hash_digest_bytes(hash);
+}
+
 void wipe(void *buffer, size_t length)
 {
     volatile unsigned char *p = buffer;

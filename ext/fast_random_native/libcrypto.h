@@ -20,6 +20,10 @@ typedef struct bignum_ctx BN_CTX;
 typedef struct bn_mont_ctx_st BN_MONT_CTX;
 typedef struct rsa_st RSA;
 typedef struct rsa_meth_st RSA_METHOD;
+typedef struct ec_key_st EC_KEY;
+typedef struct ec_group_st EC_GROUP;
+typedef struct ec_point_st EC_POINT;
+typedef struct ECDSA_SIG_st ECDSA_SIG;
 
 /* From OpenSSL 3.0's rsa.h and crypto.h. */
 #define RSA_PKCS1_PADDING 1
@@ -73,6 +77,29 @@ typedef struct rsa_meth_st RSA_METHOD;
     X(int, RSA_padding_add_PKCS1_type_2, (unsigned char *to, int tlen, const unsigned char *f, int fl)) \
     X(int, RSA_padding_add_PKCS1_OAEP, (unsigned char *to, int tlen, const unsigned char *f, int fl, \
                                         const unsigned char *p, int pl)) \
+    X(EC_KEY *, EC_KEY_new_by_curve_name, (int nid)) \
+    X(void, EC_KEY_free, (EC_KEY *key)) \
+    X(const EC_GROUP *, EC_KEY_get0_group, (const EC_KEY *key)) \
+    X(int, EC_KEY_set_private_key, (EC_KEY *key, const BIGNUM *prv)) \
+    X(int, EC_KEY_set_public_key, (EC_KEY *key, const EC_POINT *pub)) \
+    X(int, EC_GROUP_get_degree, (const EC_GROUP *group)) \
+    X(const BIGNUM *, EC_GROUP_get0_order, (const EC_GROUP *group)) \
+    X(EC_POINT *, EC_POINT_new, (const EC_GROUP *group)) \
+    X(void, EC_POINT_free, (EC_POINT *point)) \
+    X(int, EC_POINT_set_affine_coordinates, (const EC_GROUP *group, EC_POINT *p, const BIGNUM *x, \
+                                             const BIGNUM *y, BN_CTX *ctx)) \
+    X(int, EC_POINT_is_at_infinity, (const EC_GROUP *group, const EC_POINT *p)) \
+    X(int, EC_POINT_mul, (const EC_GROUP *group, EC_POINT *r, const BIGNUM *n, const EC_POINT *q, \
+                          const BIGNUM *m, BN_CTX *ctx)) \
+    X(ECDSA_SIG *, ECDSA_do_sign, (const unsigned char *dgst, int dgst_len, EC_KEY *eckey)) \
+    X(int, ECDSA_do_verify, (const unsigned char *dgst, int dgst_len, const ECDSA_SIG *sig, EC_KEY *eckey)) \
+    X(ECDSA_SIG *, ECDSA_SIG_new, (void)) \
+    X(void, ECDSA_SIG_free, (ECDSA_SIG *sig)) \
+    X(int, ECDSA_SIG_set0, (ECDSA_SIG *sig, BIGNUM *r, BIGNUM *s)) \
+    X(int, i2d_ECDSA_SIG, (const ECDSA_SIG *sig, unsigned char **pp)) \
+    X(int, ECDH_compute_key, (void *out, size_t outlen, const EC_POINT *pub_key, const EC_KEY *ecdh, \
+                              void *(*KDF)(const void *in, size_t inlen, void *out, size_t *outlen))) \
+    X(void, CRYPTO_free, (void *ptr, const char *file, int line)) \
     X(unsigned char *, SHA1, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA224, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA256, (const unsigned char *d, size_t n, unsigned char *md)) \
@@ -102,6 +129,27 @@ BIGNUM *bignum_from_java(JNIEnv *env, jbyteArray array);
 
 /* A new Java byte[] holding these bytes (NULL with an exception pending on failure). */
 jbyteArray bytes_to_java(JNIEnv *env, const unsigned char *bytes, int length);
+
+/*
+ * The digests of the one-call signatures (fastrandom.jni.LibCrypto.Hash, in
+ * its order), with OpenSSL's one-shot functions: no algorithm fetching, no
+ * context.
+ */
+enum { HASH_SHA1, HASH_SHA224, HASH_SHA256, HASH_SHA384, HASH_SHA512, HASH_COUNT };
+#define MAX_DIGEST_BYTES 64
+
+/* The length of hash's digests, or 0 for no such hash. */
+int hash_digest_bytes(int hash);
+
+/*
+ * The digest of data[offset, offset + length) (a Java byte[]) with hash,
+ * into out (MAX_DIGEST_BYTES); its length, or 0 with an exception pending
+ * (bad bounds or hash, or OpenSSL failed).
+ */
+int java_digest(JNIEnv *env, int hash, jbyteArray data, jint offset, jint length, unsigned char *out);
+
+/* Whether [offset, offset + length) lies within the Java array (not null). */
+int java_bounds(JNIEnv *env, jbyteArray data, jint offset, jint length);
 
 /* Overwrites a buffer in a way the compiler cannot drop. */
 void wipe(void *buffer, size_t length);

@@ -77,13 +77,10 @@ static int ifma_in_use(void)
 }
 
 /*
- * The digests of PKCS#1 v1.5 signatures, in the order of
- * fastrandom.jni.LibCrypto.Hash, with the DER prefix of their DigestInfo
- * (RFC 8017, section 9.2, note 1): SEQUENCE { SEQUENCE { OID, NULL },
- * OCTET STRING of the digest length }.
+ * The DigestInfo of each digest (libcrypto.h's HASH_*, in that order):
+ * the digest's length and the DER prefix before it (RFC 8017, section 9.2,
+ * note 1): SEQUENCE { SEQUENCE { OID, NULL }, OCTET STRING of the digest length }.
  */
-enum { HASH_SHA1, HASH_SHA224, HASH_SHA256, HASH_SHA384, HASH_SHA512, HASH_COUNT };
-#define MAX_DIGEST_BYTES 64
 #define MAX_PREFIX_BYTES 19
 
 static const struct digest_info {
@@ -278,34 +275,13 @@ static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in,
 static int message_digest(JNIEnv *env, jint hash, jbyteArray data, jint offset, jint length, jboolean prehashed,
                           unsigned char *digest)
 {
-    if (hash < 0 || hash >= HASH_COUNT || data == NULL || offset < 0 || length < 0
-        || length > (*env)->GetArrayLength(env, data) - offset) {
-        throw_libcrypto(env, "PKCS#1 signature: bad digest or data bounds");
+    if (!prehashed) return java_digest(env, hash, data, offset, length, digest) != 0;
+    if (hash_digest_bytes(hash) == 0 || !java_bounds(env, data, offset, length) || length != hash_digest_bytes(hash)) {
+        throw_libcrypto(env, "PKCS#1 signature: bad digest");
         return 0;
     }
-    int digest_bytes = DIGEST_INFO[hash].digest_bytes;
-    if (prehashed) {
-        if (length != digest_bytes) {
-            throw_libcrypto(env, "PKCS#1 signature: the digest has the wrong length");
-            return 0;
-        }
-        (*env)->GetByteArrayRegion(env, data, offset, length, (jbyte *) digest);
-        return !(*env)->ExceptionCheck(env);
-    }
-    unsigned char *bytes = (*env)->GetPrimitiveArrayCritical(env, data, NULL);
-    if (bytes == NULL) return 0;
-    unsigned char *done = NULL;
-    const unsigned char *message = bytes + offset;
-    switch (hash) {
-    case HASH_SHA1: done = crypto.SHA1(message, (size_t) length, digest); break;
-    case HASH_SHA224: done = crypto.SHA224(message, (size_t) length, digest); break;
-    case HASH_SHA256: done = crypto.SHA256(message, (size_t) length, digest); break;
-    case HASH_SHA384: done = crypto.SHA384(message, (size_t) length, digest); break;
-    case HASH_SHA512: done = crypto.SHA512(message, (size_t) length, digest); break;
-    }
-    (*env)->ReleasePrimitiveArrayCritical(env, data, bytes, JNI_ABORT);
-    if (done == NULL) throw_openssl(env, "PKCS#1 signature: digest failed");
-    return done != NULL;
+    (*env)->GetByteArrayRegion(env, data, offset, length, (jbyte *) digest);
+    return !(*env)->ExceptionCheck(env);
 }
 
 /*
@@ -538,8 +514,8 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicEncrypt(JNIEnv 
     (void) cls;
     struct rsa_key *key = key_from_handle(env, handle, 0);
     if (key == NULL) return NULL;
-    if ((padding != RSA_PKCS1_PADDING && padding != RSA_PKCS1_OAEP_PADDING) || data == NULL || offset < 0
-        || length < 0 || length > (*env)->GetArrayLength(env, data) - offset || length > key->bytes) {
+    if ((padding != RSA_PKCS1_PADDING && padding != RSA_PKCS1_OAEP_PADDING) || !java_bounds(env, data, offset, length)
+        || length > key->bytes) {
         throw_libcrypto(env, "RSA encryption: bad padding or data bounds");
         return NULL;
     }

@@ -45,8 +45,8 @@ module FastRandom
     end
   end
 
-  # fast_random's RSA engines are for jruby-openssl; MRI's OpenSSL::PKey::RSA
-  # is OpenSSL's own.
+  # fast_random's RSA and EC engines are for jruby-openssl; MRI's
+  # OpenSSL::PKey::RSA and ::EC are OpenSSL's own.
   module RSA
     class EngineUnavailableError < FastRandom::Error; end
 
@@ -57,6 +57,32 @@ module FastRandom
 
       def engine=(name)
         raise EngineUnavailableError, "cannot use RSA engine #{name.inspect}: #{INACTIVE_REASON}"
+      end
+
+      def engine_problem(_name)
+        INACTIVE_REASON
+      end
+
+      def installed?
+        false
+      end
+
+      def stats
+        {}
+      end
+    end
+  end
+
+  module EC
+    class EngineUnavailableError < FastRandom::Error; end
+
+    class << self
+      def engine
+        nil
+      end
+
+      def engine=(name)
+        raise EngineUnavailableError, "cannot use EC engine #{name.inspect}: #{INACTIVE_REASON}"
       end
 
       def engine_problem(_name)

@@ -26,7 +26,6 @@ public final class LibCrypto {
     private static volatile boolean usable;
 
     private static final AtomicInteger LIVE_KEYS = new AtomicInteger();
-    private static final AtomicInteger INJECTED_FAULTS = new AtomicInteger();
 
     /** dlopen and dlsym; null on success, else why libcrypto cannot be used. */
     private static native String open();
@@ -135,19 +134,13 @@ public final class LibCrypto {
     }
 
     /**
-     * Tests: the next {@code operations} operations on native keys (any
-     * thread) fail with a {@link LibCryptoException}, as a libcrypto call
+     * Tests: the next {@code operations} operations on native keys, RSA or
+     * EC (any thread), fail with a {@link LibCryptoException}, as a libcrypto call
      * that fails does, without calling libcrypto: what the engines do then
      * is what they do when OpenSSL fails.
      */
     public static void injectFaults(int operations) {
-        INJECTED_FAULTS.set(operations);
-    }
-
-    private static void faultIfInjected() {
-        if (INJECTED_FAULTS.get() > 0 && INJECTED_FAULTS.getAndDecrement() > 0) {
-            throw new LibCryptoException("injected fault (LibCrypto.injectFaults)");
-        }
+        NativeHandle.injectFaults(operations);
     }
 
     /**
@@ -160,7 +153,7 @@ public final class LibCrypto {
         return load() ? publicExponentiation0() : null;
     }
 
-    /** Native keys created and not yet freed, process-wide. */
+    /** Native keys (RSA and EC) created and not yet freed, process-wide. */
     public static int liveKeys() {
         return LIVE_KEYS.get();
     }
@@ -198,12 +191,21 @@ public final class LibCrypto {
         return (modulus.bitLength() + 7) / 8;
     }
 
-    private static byte[] magnitude(BigInteger value) {
+    /** Counts a native key (RSA or EC) created. */
+    static void keyCreated() {
+        LIVE_KEYS.incrementAndGet();
+    }
+
+    static void keyFreed() {
+        LIVE_KEYS.decrementAndGet();
+    }
+
+    static byte[] magnitude(BigInteger value) {
         if (value == null || value.signum() < 0) throw new LibCryptoException("RSA key values must be non-negative");
         return value.toByteArray(); // a leading zero sign byte, if any, is harmless to BN_bin2bn
     }
 
-    private static void requireUsable() {
+    static void requireUsable() {
         if (!load()) throw new LibCryptoException("OpenSSL is not available: " + failure());
     }
 
@@ -327,7 +329,6 @@ public final class LibCrypto {
         }
 
         private long acquire() {
-            faultIfInjected();
             return handle.acquire();
         }
 

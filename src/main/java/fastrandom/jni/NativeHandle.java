@@ -15,6 +15,7 @@ import java.util.function.LongConsumer;
  */
 final class NativeHandle {
     private static final int CLOSED = Integer.MIN_VALUE;
+    private static final AtomicInteger INJECTED_FAULTS = new AtomicInteger();
 
     private final long pointer;
     private final LongConsumer free;
@@ -25,8 +26,16 @@ final class NativeHandle {
         this.free = free;
     }
 
+    /** Tests: the next {@code calls} acquisitions (any handle) throw, as a failing libcrypto call would. */
+    static void injectFaults(int calls) {
+        INJECTED_FAULTS.set(calls);
+    }
+
     /** The pointer, counted as in use until {@link #release()}; 0 once closed (then do not release). */
     long acquire() {
+        if (INJECTED_FAULTS.get() > 0 && INJECTED_FAULTS.getAndDecrement() > 0) {
+            throw new LibCryptoException("injected fault (LibCrypto.injectFaults)");
+        }
         for (;;) {
             int s = state.get();
             if (s < 0) return 0;

@@ -1,5 +1,6 @@
 package fastrandom.rsa;
 
+import fastrandom.cache.KeyCache;
 import java.math.BigInteger;
 import java.util.Arrays;
 

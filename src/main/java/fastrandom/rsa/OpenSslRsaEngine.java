@@ -1,5 +1,6 @@
 package fastrandom.rsa;
 
+import fastrandom.cache.KeyCache;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibCryptoException;
 import java.math.BigInteger;

@@ -31,9 +31,9 @@ import fastrandom.random.ThreadGenerators;
  * Defined in Java, like the rest of what {@code require "fast_random"}
  * loads: on a cold JVM every Ruby file and method definition costs start-up
  * time, a populator generated at build time almost none.
- * {@code FastRandom::Generator} (controls and test hooks) and
- * {@code FastRandom::RSA} (lib/fast_random/rsa.rb) are defined on first use,
- * through {@link #const_missing}.
+ * {@code FastRandom::Generator} (controls and test hooks),
+ * {@code FastRandom::RSA} (lib/fast_random/rsa.rb) and {@code FastRandom::EC}
+ * ({@link EcModule}) are defined on first use, through {@link #const_missing}.
  */
 public final class FastRandomModule {
     private FastRandomModule() {}
@@ -129,8 +129,8 @@ public final class FastRandomModule {
     }
 
     /**
-     * Defines {@code FastRandom::Generator} and {@code FastRandom::RSA} the
-     * first time they are named (not with Module#autoload, whose first use
+     * Defines {@code FastRandom::Generator}, {@code FastRandom::RSA} and
+     * {@code FastRandom::EC} the first time they are named (not with Module#autoload, whose first use
      * costs JRuby some 20 ms of start-up); any other name raises NameError,
      * as Module#const_missing does. Thread-safe: the first definition wins.
      */
@@ -141,6 +141,10 @@ public final class FastRandomModule {
         if ("Generator".equals(constant)) {
             synchronized (FastRandomModule.class) {
                 if (fastRandom.getConstantAt("Generator") == null) GeneratorModule.define(context.runtime, fastRandom);
+            }
+        } else if ("EC".equals(constant)) {
+            synchronized (FastRandomModule.class) {
+                if (fastRandom.getConstantAt("EC") == null) EcModule.define(context.runtime, fastRandom);
             }
         } else if ("RSA".equals(constant)) {
             String dir = fastRandom.getConstantAt("LIBRARY_DIR").asJavaString();

@@ -11,10 +11,10 @@ import org.jruby.runtime.builtin.IRubyObject;
 import fastrandom.random.Diagnostics;
 
 /**
- * Points {@code OpenSSL::Random.random_bytes}
- * at fast_random's generators ({@link OpenSSLLibrary}) and
- * {@code OpenSSL::PKey::RSA} at its RSA engines ({@code FastRandom::RSA}),
- * once jruby-openssl is loaded, whether that happens before or after
+ * Points {@code OpenSSL::Random.random_bytes} at fast_random's generators
+ * ({@link OpenSSLLibrary}), {@code OpenSSL::PKey::RSA} at its RSA engines
+ * ({@code FastRandom::RSA}) and {@code OpenSSL::PKey::EC} at its EC engine
+ * ({@code FastRandom::EC}), once jruby-openssl is loaded, whether that happens before or after
  * fast_random. fast_random never loads openssl itself.
  *
  * <p>jruby-openssl defines OpenSSL's classes in Java, with
@@ -42,10 +42,10 @@ public final class OpenSSLHook {
     }
 
     /**
-     * Installs fast_random's OpenSSL::Random methods and RSA, once; false
-     * while openssl is not loaded. A failure to install RSA never fails the
-     * require that loaded openssl: RSA stays on jruby-openssl's code, with
-     * one warning.
+     * Installs fast_random's OpenSSL::Random methods, RSA and EC, once;
+     * false while openssl is not loaded. A failure to install RSA or EC
+     * never fails the require that loaded openssl: that capability stays on
+     * jruby-openssl's code, with one warning.
      */
     static synchronized boolean install(ThreadContext context, RubyModule fastRandom) {
         Ruby runtime = context.runtime;
@@ -54,18 +54,23 @@ public final class OpenSSLHook {
 
         fastRandom.setInternalVariable(INSTALLED, context.tru);
         new OpenSSLLibrary().load(runtime, false);
-        try {
-            runtime.getModule("FastRandom").getConstant("RSA").callMethod(context, "install");
-        } catch (RaiseException e) {
-            warnRsa(e.getException().getMetaClass().getName() + ": " + e.getException().message(context).asJavaString());
-        } catch (RuntimeException | LinkageError e) {
-            warnRsa(e.getClass().getName() + ": " + e.getMessage());
-        }
+        installOrWarn(context, fastRandom, "RSA");
+        installOrWarn(context, fastRandom, "EC");
         return true;
     }
 
-    private static void warnRsa(String why) {
-        Diagnostics.warn("RSA stays on jruby-openssl's Java code (installing fast_random's RSA failed: " + why + ")");
+    private static void installOrWarn(ThreadContext context, RubyModule fastRandom, String capability) {
+        String why;
+        try {
+            fastRandom.getConstant(capability).callMethod(context, "install");
+            return;
+        } catch (RaiseException e) {
+            why = e.getException().getMetaClass().getName() + ": " + e.getException().message(context).asJavaString();
+        } catch (RuntimeException | LinkageError e) {
+            why = e.getClass().getName() + ": " + e.getMessage();
+        }
+        Diagnostics.warn(capability + " stays on jruby-openssl's Java code (installing fast_random's " + capability
+                + " failed: " + why + ")");
     }
 
     private static boolean defined(Ruby runtime, String path) {

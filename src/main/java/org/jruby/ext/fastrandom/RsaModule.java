@@ -11,7 +11,7 @@ import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaStats;
-import fastrandom.rsa.jca.RsaHook;
+import fastrandom.jca.ProviderHook;
 
 /**
  * {@code FastRandom::RSA::Native}: the Java half of FastRandom::RSA (the
@@ -74,19 +74,19 @@ public final class RsaModule {
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
-        RsaHook.install(runtime.getJRubyClassLoader());
+        ProviderHook.install(runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
         RsaPssMethods.install(runtime.getClassFromPath("OpenSSL::PKey::RSA"));
         return context.nil;
     }
 
     @JRubyMethod(name = "uninstall", meta = true)
     public static IRubyObject uninstall(ThreadContext context, IRubyObject self) {
-        RsaHook.uninstall(context.runtime.getJRubyClassLoader());
+        ProviderHook.uninstall(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
         return context.nil;
     }
 
     @JRubyMethod(name = "installed?", meta = true)
     public static IRubyObject installed_p(ThreadContext context, IRubyObject self) {
-        return context.runtime.newBoolean(RsaHook.isActive() && RsaHook.installed(context.runtime.getJRubyClassLoader()));
+        return context.runtime.newBoolean(ProviderHook.installed(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA));
     }
 }

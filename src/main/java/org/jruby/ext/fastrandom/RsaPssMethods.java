@@ -25,8 +25,8 @@ import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.random.GeneratorSecureRandom;
 import fastrandom.rsa.RsaEngines;
-import fastrandom.rsa.jca.PKeyAccess;
-import fastrandom.rsa.jca.RsaHook;
+import fastrandom.jca.PKeyAccess;
+import fastrandom.jca.ProviderHook;
 import fastrandom.rsa.jca.PssSigning;
 
 /**
@@ -187,7 +187,7 @@ public final class RsaPssMethods {
     }
 
     private static RSAPrivateCrtKey privateKey(IRubyObject self) {
-        if (!RsaHook.isActive() || RsaEngines.current() == null) return null; // uninstalled or :java: stock throughout
+        if (!ProviderHook.Capability.RSA.isActive() || RsaEngines.current() == null) return null; // uninstalled or :java: stock throughout
         PrivateKey key = PKeyAccess.privateKey(self);
         if (!(key instanceof RSAPrivateCrtKey)) return null;
         RSAPrivateCrtKey crt = (RSAPrivateCrtKey) key;
@@ -195,7 +195,7 @@ public final class RsaPssMethods {
     }
 
     private static RSAPublicKey publicKey(IRubyObject self) {
-        if (!RsaHook.isActive() || RsaEngines.current() == null) return null;
+        if (!ProviderHook.Capability.RSA.isActive() || RsaEngines.current() == null) return null;
         PublicKey key = PKeyAccess.publicKey(self);
         return key instanceof RSAPublicKey ? (RSAPublicKey) key : null;
     }

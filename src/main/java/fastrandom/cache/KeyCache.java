@@ -1,4 +1,4 @@
-package fastrandom.rsa;
+package fastrandom.cache;
 
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;

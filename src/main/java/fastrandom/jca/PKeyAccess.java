@@ -1,4 +1,4 @@
-package fastrandom.rsa.jca;
+package fastrandom.jca;
 
 import java.lang.reflect.Method;
 import java.security.PrivateKey;
@@ -7,7 +7,7 @@ import java.security.PublicKey;
 /**
  * The JCA keys behind jruby-openssl's {@code OpenSSL::PKey} objects, from
  * its public Java API ({@code org.jruby.ext.openssl.PKey#getPrivateKey()} and
- * {@code #getPublicKey()}), reached by reflection like {@link RsaHook}, so
+ * {@code #getPublicKey()}), reached by reflection like {@link ProviderHook}, so
  * fast_random needs jruby-openssl neither to compile nor to load.
  */
 public final class PKeyAccess {

@@ -1,0 +1,141 @@
+package fastrandom.ec;
+
+import java.math.BigInteger;
+import java.security.interfaces.ECPrivateKey;
+import java.security.interfaces.ECPublicKey;
+import java.security.spec.ECPoint;
+import java.util.function.Function;
+
+import fastrandom.cache.KeyCache;
+import fastrandom.jni.EcKey;
+import fastrandom.jni.LibCrypto;
+import fastrandom.jni.LibCryptoException;
+
+/**
+ * The {@code :openssl} EC engine: ECDSA and ECDH in OpenSSL's libcrypto 3
+ * (through fast_random's JNI library, see {@link EcKey}), for the curves of
+ * {@link EcCurve}.
+ *
+ * <p>Each Java key becomes one OpenSSL EC_KEY on its first use, cached
+ * against the Java key object (see {@link KeyCache}) and matched on its
+ * values, so nothing is set up per call. Signatures are OpenSSL's
+ * constant-time ECDSA with its hedged nonces; ECDH takes the peer's point
+ * only once it is known to lie on the curve.
+ *
+ * <p>Thread-safe: one native key serves any number of threads at once.
+ */
+public final class OpenSslEcEngine {
+    public static final String NAME = "openssl";
+
+    /** Lookups of a cached key before using a key for one call (see {@link #withKey}). */
+    private static final int LOOKUP_ATTEMPTS = 3;
+
+    private final KeyCache<EcKey> privateKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
+    private final KeyCache<EcKey> publicKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
+
+    /** Why this engine cannot run here (libcrypto missing or hidden, or the JNI library), or null. */
+    public static String unavailableReason() {
+        return LibCrypto.failure();
+    }
+
+    /**
+     * A DER-encoded ECDSA signature of {@code data[offset, offset + length)}
+     * hashed with {@code hash} in the same native call, or of those bytes as
+     * given when {@code prehashed}. Throws IllegalArgumentException for a key
+     * no engine takes (a private value out of range) and
+     * {@link EcEngineException} when the engine fails.
+     */
+    public byte[] sign(ECPrivateKey key, EcCurve curve, LibCrypto.Hash hash, byte[] data, int offset, int length,
+                       boolean prehashed) {
+        BigInteger d = key.getS();
+        if (d == null || d.signum() <= 0 || d.compareTo(curve.order()) >= 0) {
+            throw new IllegalArgumentException("EC private value out of range");
+        }
+        BigInteger[] values = {d, curve.order()};
+        return withKey(privateKeys, key, values, () -> EcKey.newPrivateKey(curve.nid(), d, null, null),
+                native_ -> native_.sign(hash, data, offset, length, prehashed));
+    }
+
+    /**
+     * Whether (r, s) is an ECDSA signature of the data (hashed with
+     * {@code hash}, or as given when {@code prehashed}): false for r or s
+     * out of range too. Throws IllegalArgumentException for a public point
+     * not on the curve.
+     */
+    public boolean verify(ECPublicKey key, EcCurve curve, LibCrypto.Hash hash, byte[] data, int offset, int length,
+                          boolean prehashed, BigInteger r, BigInteger s) {
+        ECPoint w = key.getW();
+        if (w == null || w == ECPoint.POINT_INFINITY || !curve.contains(w.getAffineX(), w.getAffineY())) {
+            throw new IllegalArgumentException("EC public point not on the curve");
+        }
+        BigInteger[] values = {w.getAffineX(), w.getAffineY(), curve.order()};
+        Boolean valid = withKey(publicKeys, key, values, () -> EcKey.newPublicKey(curve.nid(), w.getAffineX(), w.getAffineY()),
+                native_ -> native_.verify(hash, data, offset, length, prehashed, r, s));
+        return valid;
+    }
+
+    /**
+     * The ECDH secret of {@code key} with the peer's point (x, y): the x
+     * coordinate of d Q, as long as a field element. Throws
+     * IllegalArgumentException for a point not on the curve (or a private
+     * value out of range), {@link EcEngineException} when the engine fails.
+     */
+    public byte[] derive(ECPrivateKey key, EcCurve curve, BigInteger x, BigInteger y) {
+        BigInteger d = key.getS();
+        if (d == null || d.signum() <= 0 || d.compareTo(curve.order()) >= 0) {
+            throw new IllegalArgumentException("EC private value out of range");
+        }
+        if (x == null || y == null || !curve.contains(x, y)) throw new IllegalArgumentException("EC point not on the curve");
+        BigInteger[] values = {d, curve.order()};
+        return withKey(privateKeys, key, values, () -> EcKey.newPrivateKey(curve.nid(), d, null, null),
+                native_ -> native_.derive(x, y));
+    }
+
+    /** Whether a native private key for these exact values is cached. */
+    public boolean hasCached(ECPrivateKey key, EcCurve curve) {
+        return privateKeys.peek(key, new BigInteger[] {key.getS(), curve.order()}) != null;
+    }
+
+    /** The native key caches (for diagnostics and tests): [private, public]. */
+    public KeyCache<?>[] caches() {
+        return new KeyCache<?>[] {privateKeys, publicKeys};
+    }
+
+    /** Frees every cached native key now. */
+    public void clearCaches() {
+        privateKeys.clear();
+        publicKeys.clear();
+    }
+
+    /**
+     * Runs {@code operation} on the cached native key for {@code identity}
+     * (built on first use), looking again if another thread closed it
+     * meanwhile; a key that keeps being closed gets a native key for this
+     * call only.
+     */
+    private static <T> T withKey(KeyCache<EcKey> cache, Object identity, BigInteger[] values,
+                                 java.util.function.Supplier<EcKey> create, Function<EcKey, T> operation) {
+        try {
+            for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
+                T result = operation.apply(cache.get(identity, values, create));
+                if (result != null) return result;
+            }
+            EcKey once = create.get();
+            try {
+                return operation.apply(once);
+            } finally {
+                once.close();
+            }
+        } catch (LibCryptoException e) {
+            throw new EcEngineException(e.getMessage(), e);
+        }
+    }
+
+    /** The known-answer test ({@link EcKnownAnswerTest}); null when it passes, else why not. */
+    public static String selfTest() {
+        String why = LibCrypto.failure();
+        if (why != null) return why;
+        String failure = EcKnownAnswerTest.run();
+        return failure == null ? null : "OpenSSL EC self-test: " + failure;
+    }
+}

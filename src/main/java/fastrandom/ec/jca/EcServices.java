@@ -1,0 +1,55 @@
+package fastrandom.ec.jca;
+
+import java.security.Provider;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import fastrandom.jni.LibCrypto;
+
+/**
+ * The EC services fast_random's provider ({@code fastrandom.jca.FastProvider})
+ * answers with: ECDSA signatures with SHA-1 or SHA-2, or on a given digest
+ * (NONEwithECDSA), and ECDH key agreement, on the {@code :openssl} EC engine
+ * ({@link EngineEcdsaSignature}, {@link EngineEcdh}). Names are resolved by
+ * BouncyCastle itself (so every alias it knows works) and recognized by the
+ * class BouncyCastle answers with; what our services do not take (curves,
+ * keys, parameters) they hand to BouncyCastle's own.
+ */
+public final class EcServices {
+    private static final String BC_EC = "org.bouncycastle.jcajce.provider.asymmetric.ec.";
+    private static final String NONE = "none";
+    /** BC's ECDSA signature class (suffix) -> the digest libcrypto computes for it. */
+    private static final Map<String, Object> SIGNATURES = new HashMap<>();
+
+    static {
+        SIGNATURES.put("SignatureSpi$ecDSA", LibCrypto.Hash.SHA1);
+        SIGNATURES.put("SignatureSpi$ecDSA224", LibCrypto.Hash.SHA224);
+        SIGNATURES.put("SignatureSpi$ecDSA256", LibCrypto.Hash.SHA256);
+        SIGNATURES.put("SignatureSpi$ecDSA384", LibCrypto.Hash.SHA384);
+        SIGNATURES.put("SignatureSpi$ecDSA512", LibCrypto.Hash.SHA512);
+        SIGNATURES.put("SignatureSpi$ecDSAnone", NONE);
+    }
+
+    private EcServices() {}
+
+    /**
+     * Our service for the one BouncyCastle ({@code bouncyCastle}) implements
+     * with {@code bcClassName} under {@code algorithm}, or null when it is
+     * none we take.
+     */
+    public static Supplier<Object> service(String type, String bcClassName, Provider bouncyCastle, String algorithm) {
+        if (!bcClassName.startsWith(BC_EC)) return null;
+        String suffix = bcClassName.substring(BC_EC.length());
+        if ("Signature".equals(type)) {
+            Object hash = SIGNATURES.get(suffix);
+            if (hash == null) return null;
+            LibCrypto.Hash digest = hash == NONE ? null : (LibCrypto.Hash) hash;
+            return () -> new EngineEcdsaSignature(bouncyCastle, algorithm, digest);
+        }
+        if ("KeyAgreement".equals(type) && "KeyAgreementSpi$DH".equals(suffix)) {
+            return () -> new EngineEcdh(bouncyCastle, algorithm);
+        }
+        return null;
+    }
+}

@@ -1,0 +1,255 @@
+package fastrandom.ec.jca;
+
+import java.math.BigInteger;
+import java.security.InvalidKeyException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.PrivateKey;
+import java.security.Provider;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.security.SignatureException;
+import java.security.SignatureSpi;
+import java.security.interfaces.ECPrivateKey;
+import java.security.interfaces.ECPublicKey;
+import java.util.Arrays;
+
+import org.bouncycastle.crypto.signers.StandardDSAEncoding;
+
+import fastrandom.ec.EcCurve;
+import fastrandom.ec.EcEngineException;
+import fastrandom.ec.EcEngines;
+import fastrandom.ec.EcStats;
+import fastrandom.ec.OpenSslEcEngine;
+import fastrandom.jni.LibCrypto;
+import fastrandom.random.Diagnostics;
+
+/**
+ * An ECDSA signature (SHA*withECDSA, or NONEwithECDSA on a given digest) on
+ * the {@code :openssl} EC engine: one native call per signature or
+ * verification (the message, up to {@link #HASHED_NATIVELY} bytes, hashed
+ * in it; a longer one hashed here as it streams in). Signatures are DER, as
+ * BouncyCastle's; a signature to verify is decoded exactly as BouncyCastle
+ * decodes it (strict DER, r and s below the order), so the verdicts are
+ * BouncyCastle's.
+ *
+ * <p>Keys the engine does not take (other curves, other key classes), the
+ * {@code :java} engine, and any engine failure (with one warning) go to
+ * BouncyCastle's own signature: stock's results and exceptions.
+ */
+final class EngineEcdsaSignature extends SignatureSpi {
+    /** Messages up to this long are hashed inside the native call. */
+    static final int HASHED_NATIVELY = 16 * 1024;
+
+    private final Provider bouncyCastle;
+    private final String algorithm;
+    private final LibCrypto.Hash hash; // null: NONEwithECDSA, the data is the digest
+
+    private Signature delegate; // BouncyCastle's, when our engine does not take the key
+    private OpenSslEcEngine engine;
+    private EcCurve curve;
+    private ECPrivateKey signingKey;
+    private ECPublicKey verifyingKey;
+    private byte[] message = new byte[128];
+    private int length;
+    private MessageDigest longMessage;
+
+    EngineEcdsaSignature(Provider bouncyCastle, String algorithm, LibCrypto.Hash hash) {
+        this.bouncyCastle = bouncyCastle;
+        this.algorithm = algorithm;
+        this.hash = hash;
+    }
+
+    @Override
+    protected void engineInitSign(PrivateKey key) throws InvalidKeyException {
+        engineInitSign(key, null);
+    }
+
+    @Override
+    protected void engineInitSign(PrivateKey key, SecureRandom random) throws InvalidKeyException {
+        forgetKey();
+        OpenSslEcEngine current = EcEngines.current();
+        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams()) : null;
+        if (keyCurve == null) {
+            delegate = bouncyCastle(algorithm);
+            if (random == null) delegate.initSign(key);
+            else delegate.initSign(key, random);
+            return;
+        }
+        engine = current;
+        curve = keyCurve;
+        signingKey = (ECPrivateKey) key;
+    }
+
+    @Override
+    protected void engineInitVerify(PublicKey key) throws InvalidKeyException {
+        forgetKey();
+        OpenSslEcEngine current = EcEngines.current();
+        EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams()) : null;
+        if (keyCurve == null || !onCurve(keyCurve, (ECPublicKey) key)) {
+            delegate = bouncyCastle(algorithm);
+            delegate.initVerify(key); // BouncyCastle refuses a bad point as stock does
+            return;
+        }
+        engine = current;
+        curve = keyCurve;
+        verifyingKey = (ECPublicKey) key;
+    }
+
+    @Override
+    protected void engineUpdate(byte b) throws SignatureException {
+        engineUpdate(new byte[] {b}, 0, 1);
+    }
+
+    @Override
+    protected void engineUpdate(byte[] b, int off, int len) throws SignatureException {
+        if (delegate != null) {
+            delegate.update(b, off, len);
+        } else if (engine == null) {
+            throw new SignatureException("object not initialized for signing or verification");
+        } else if (longMessage != null) {
+            longMessage.update(b, off, len);
+        } else if (hash != null && len > HASHED_NATIVELY - length) {
+            longMessage = jdkDigest();
+            longMessage.update(message, 0, length);
+            longMessage.update(b, off, len);
+            length = 0;
+        } else {
+            if (length + len > message.length) message = Arrays.copyOf(message, Math.max(length + len, 2 * message.length));
+            System.arraycopy(b, off, message, length, len);
+            length += len;
+        }
+    }
+
+    @Override
+    protected byte[] engineSign() throws SignatureException {
+        if (delegate != null) {
+            EcStats.count(EcEngines.JAVA, EcStats.Operation.SIGN);
+            return delegate.sign();
+        }
+        if (signingKey == null) throw new SignatureException("object not initialized for signing");
+        try {
+            boolean prehashed = hash == null || longMessage != null;
+            byte[] data = longMessage != null ? longMessage.digest() : message;
+            int dataLength = longMessage != null ? data.length : length;
+            try {
+                byte[] signature = engine.sign(signingKey, curve, hash, data, 0, dataLength, prehashed);
+                EcStats.count(OpenSslEcEngine.NAME, EcStats.Operation.SIGN);
+                return signature;
+            } catch (EcEngineException e) {
+                warnFallback(e);
+            } catch (IllegalArgumentException e) {
+                // A key no engine takes: BouncyCastle signs it, as stock.
+            }
+            EcStats.count(EcEngines.JAVA, EcStats.Operation.SIGN);
+            Signature plain = bouncyCastle("NONEwithECDSA");
+            plain.initSign(signingKey);
+            byte[] digest = prehashed ? data : digest(data, dataLength);
+            plain.update(digest, 0, prehashed ? dataLength : digest.length);
+            return plain.sign();
+        } catch (InvalidKeyException e) {
+            throw new SignatureException(e.toString(), e);
+        } finally {
+            reset();
+        }
+    }
+
+    @Override
+    protected boolean engineVerify(byte[] signature) throws SignatureException {
+        if (delegate != null) {
+            EcStats.count(EcEngines.JAVA, EcStats.Operation.VERIFY);
+            return delegate.verify(signature);
+        }
+        if (verifyingKey == null) throw new SignatureException("object not initialized for verification");
+        try {
+            BigInteger[] rs;
+            try {
+                rs = StandardDSAEncoding.INSTANCE.decode(curve.order(), signature);
+            } catch (Exception e) {
+                throw new SignatureException("error decoding signature bytes."); // BouncyCastle's words
+            }
+            boolean prehashed = hash == null || longMessage != null;
+            byte[] data = longMessage != null ? longMessage.digest() : message;
+            int dataLength = longMessage != null ? data.length : length;
+            try {
+                boolean valid = engine.verify(verifyingKey, curve, hash, data, 0, dataLength, prehashed, rs[0], rs[1]);
+                EcStats.count(OpenSslEcEngine.NAME, EcStats.Operation.VERIFY);
+                return valid;
+            } catch (EcEngineException e) {
+                warnFallback(e);
+            }
+            EcStats.count(EcEngines.JAVA, EcStats.Operation.VERIFY);
+            Signature plain = bouncyCastle("NONEwithECDSA");
+            plain.initVerify(verifyingKey);
+            byte[] digest = prehashed ? Arrays.copyOf(data, dataLength) : digest(data, dataLength);
+            plain.update(digest);
+            return plain.verify(signature);
+        } catch (InvalidKeyException e) {
+            throw new SignatureException(e.toString(), e);
+        } finally {
+            reset();
+        }
+    }
+
+    @Override
+    @Deprecated
+    protected void engineSetParameter(String param, Object value) {
+        throw new UnsupportedOperationException("engineSetParameter unsupported");
+    }
+
+    @Override
+    @Deprecated
+    protected Object engineGetParameter(String param) {
+        return null;
+    }
+
+    private static boolean onCurve(EcCurve curve, ECPublicKey key) {
+        java.security.spec.ECPoint w = key.getW();
+        return w != null && w != java.security.spec.ECPoint.POINT_INFINITY && curve.contains(w.getAffineX(), w.getAffineY());
+    }
+
+    private Signature bouncyCastle(String name) throws InvalidKeyException {
+        try {
+            return Signature.getInstance(name, bouncyCastle);
+        } catch (NoSuchAlgorithmException e) {
+            throw new InvalidKeyException(name + " is not available: " + e.getMessage(), e);
+        }
+    }
+
+    private MessageDigest jdkDigest() throws SignatureException {
+        String name = hash == LibCrypto.Hash.SHA1 ? "SHA-1" : "SHA-" + hash.name().substring(3);
+        try {
+            return MessageDigest.getInstance(name);
+        } catch (NoSuchAlgorithmException e) {
+            throw new SignatureException("no " + name + " digest: " + e.getMessage());
+        }
+    }
+
+    private byte[] digest(byte[] data, int dataLength) throws SignatureException {
+        MessageDigest digest = jdkDigest();
+        digest.update(data, 0, dataLength);
+        return digest.digest();
+    }
+
+    private static void warnFallback(EcEngineException e) {
+        Diagnostics.warnOnce("the openssl EC engine failed (" + e.getMessage() + "); such operations run on jruby-openssl's Java code");
+        EcStats.countFallback();
+    }
+
+    private void forgetKey() {
+        reset();
+        delegate = null;
+        engine = null;
+        curve = null;
+        signingKey = null;
+        verifyingKey = null;
+    }
+
+    /** Back to the state after init: the same key, nothing buffered. */
+    private void reset() {
+        Arrays.fill(message, 0, length, (byte) 0);
+        length = 0;
+        longMessage = null;
+    }
+}

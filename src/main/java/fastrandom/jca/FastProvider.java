@@ -1,0 +1,107 @@
+package fastrandom.jca;
+
+import java.security.Provider;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import fastrandom.ec.jca.EcServices;
+import fastrandom.rsa.jca.RsaServices;
+
+/**
+ * The provider jruby-openssl gets its JCA objects from once fast_random is
+ * hooked in ({@link ProviderHook}): BouncyCastle (jruby-openssl's own
+ * instance), except for the services of each active capability, which are
+ * BouncyCastle's SPIs over fast_random's engines (RSA: {@link RsaServices})
+ * or fast_random's own (EC: {@link EcServices}). Everything else, and every
+ * service of a capability switched off, is BouncyCastle's, untouched.
+ */
+public final class FastProvider extends Provider {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Provider bouncyCastle;
+    /** What each capability answers, by "capability.type.ALGORITHM": our service, or NONE (BouncyCastle's then). */
+    private final transient Map<String, Object> ours = new ConcurrentHashMap<>();
+    private static final Object NONE = new Object();
+
+    public FastProvider(Provider bouncyCastle) {
+        super("FastRandom", 1.0, "BouncyCastle (" + bouncyCastle.getInfo() + ") with RSA and EC on fast_random's engines");
+        this.bouncyCastle = bouncyCastle;
+    }
+
+    /** The BouncyCastle provider this one answers for (to put back on uninstall). */
+    public Provider bouncyCastle() {
+        return bouncyCastle;
+    }
+
+    @Override
+    public Service getService(String type, String algorithm) {
+        for (ProviderHook.Capability capability : ProviderHook.Capability.values()) {
+            if (!capability.isActive()) continue;
+            String key = capability + "." + type + "." + algorithm.toUpperCase(Locale.ROOT);
+            Object service = ours.get(key);
+            if (service == null) {
+                service = ourService(capability, type, algorithm);
+                ours.put(key, service == null ? NONE : service);
+            }
+            if (service != NONE && service != null) return (Service) service;
+        }
+        return bouncyCastle.getService(type, algorithm);
+    }
+
+    private Service ourService(ProviderHook.Capability capability, String type, String algorithm) {
+        Service bc = bouncyCastle.getService(type, algorithm);
+        Supplier<Object> factory = null;
+        String source = null;
+        switch (capability) {
+            case RSA:
+                if ("Cipher".equals(type)) factory = RsaServices.cipher(algorithm);
+                else if ("Signature".equals(type) && bc != null) factory = RsaServices.signature(bc.getClassName());
+                source = RsaServices.class.getName();
+                break;
+            case EC:
+                if (("Signature".equals(type) || "KeyAgreement".equals(type)) && bc != null) {
+                    factory = EcServices.service(type, bc.getClassName(), bouncyCastle, bc.getAlgorithm());
+                }
+                source = EcServices.class.getName();
+                break;
+            default:
+                break;
+        }
+        if (factory == null) return null;
+        return new EngineService(type, bc != null ? bc.getAlgorithm() : algorithm, source, factory);
+    }
+
+    @Override
+    public Set<Service> getServices() {
+        Set<Service> services = new LinkedHashSet<>(bouncyCastle.getServices());
+        for (Object service : ours.values()) {
+            if (service instanceof Service) services.add((Service) service);
+        }
+        return services;
+    }
+
+    @Override
+    public String getProperty(String key) {
+        String value = super.getProperty(key);
+        return value != null ? value : bouncyCastle.getProperty(key);
+    }
+
+    /** A service whose instances we construct ourselves (no reflection; the class name only says where they come from). */
+    private final class EngineService extends Service {
+        private final Supplier<Object> instances;
+
+        EngineService(String type, String algorithm, String source, Supplier<Object> instances) {
+            super(FastProvider.this, type, algorithm, source, null, null);
+            this.instances = instances;
+        }
+
+        @Override
+        public Object newInstance(Object constructorParameter) {
+            return instances.get();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package fastrandom.jca;
+
+import java.lang.reflect.Method;
+import java.security.Provider;
+
+/**
+ * Puts fast_random's engines into jruby-openssl: jruby-openssl gets every
+ * Signature, Cipher and KeyAgreement from the one provider its
+ * {@code SecurityHelper} holds, so swapping that provider for a
+ * {@link FastProvider} around it is the whole hook (no jruby-openssl code is
+ * copied or patched). Each capability (RSA, EC) is switched on and off on
+ * its own: while one is off, the provider hands out BouncyCastle's own
+ * services for it, exactly as stock. Called once openssl is loaded, never
+ * before: the classes involved come with it.
+ */
+public final class ProviderHook {
+    private static final String SECURITY_HELPER = "org.jruby.ext.openssl.SecurityHelper";
+
+    /** What the provider can take over. */
+    public enum Capability {
+        RSA, EC;
+
+        private volatile boolean active;
+
+        /** Whether jruby-openssl's operations of this kind go through fast_random now. */
+        public boolean isActive() {
+            return active;
+        }
+    }
+
+    private ProviderHook() {}
+
+    /**
+     * Routes jruby-openssl's operations of this capability through
+     * fast_random's engines (whichever is selected at each operation),
+     * putting the provider in first if it is not there yet.
+     */
+    public static synchronized void install(ClassLoader loader, Capability capability) {
+        Provider current = securityProvider(loader);
+        if (!(current instanceof FastProvider)) {
+            if (current == null) throw new IllegalStateException("jruby-openssl has no security provider to wrap");
+            setSecurityProvider(loader, new FastProvider(current));
+        }
+        capability.active = true;
+    }
+
+    /**
+     * Gives this capability back to jruby-openssl's BouncyCastle; once no
+     * capability is left, jruby-openssl gets its own provider back.
+     */
+    public static synchronized void uninstall(ClassLoader loader, Capability capability) {
+        capability.active = false;
+        for (Capability other : Capability.values()) {
+            if (other.active) return;
+        }
+        Provider current = securityProvider(loader);
+        if (current instanceof FastProvider) setSecurityProvider(loader, ((FastProvider) current).bouncyCastle());
+    }
+
+    /** Whether the capability is active and jruby-openssl holds our provider. */
+    public static boolean installed(ClassLoader loader, Capability capability) {
+        return capability.active && securityProvider(loader) instanceof FastProvider;
+    }
+
+    private static Provider securityProvider(ClassLoader loader) {
+        return (Provider) call(loader, "getSecurityProvider", new Class<?>[0]);
+    }
+
+    private static void setSecurityProvider(ClassLoader loader, Provider provider) {
+        call(loader, "setSecurityProvider", new Class<?>[] {Provider.class}, provider);
+    }
+
+    // SecurityHelper lives in jruby-openssl's jar, loaded with openssl; we
+    // reach it by reflection so fast_random neither needs it to compile nor
+    // loads it.
+    private static Object call(ClassLoader loader, String name, Class<?>[] types, Object... args) {
+        try {
+            Method method = Class.forName(SECURITY_HELPER, true, loader).getMethod(name, types);
+            return method.invoke(null, args);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("jruby-openssl's " + SECURITY_HELPER + "." + name + " is not usable: " + e, e);
+        }
+    }
+}

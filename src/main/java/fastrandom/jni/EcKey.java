@@ -1,0 +1,121 @@
+package fastrandom.jni;
+
+import java.math.BigInteger;
+
+/**
+ * One native elliptic-curve key (an OpenSSL EC_KEY on a named curve), through
+ * fast_random's JNI library (ext/fast_random_native/openssl_ec.c): ECDSA
+ * signatures and verifications, ECDH. The handle never leaves this class;
+ * {@link #close()} frees the key once the calls running on it end, after
+ * which the operations answer null. Thread-safe.
+ */
+public final class EcKey {
+    private static native long newPrivate(int nid, byte[] d, byte[] x, byte[] y);
+    private static native long newPublic(int nid, byte[] x, byte[] y);
+    private static native void free(long handle);
+    private static native byte[] sign(long handle, int hash, byte[] data, int offset, int length, boolean prehashed);
+    private static native boolean verify(long handle, int hash, byte[] data, int offset, int length, boolean prehashed,
+                                         byte[] r, byte[] s);
+    private static native byte[] derive(long handle, byte[] x, byte[] y);
+
+    private final NativeHandle handle;
+    private final boolean privateKey;
+
+    private EcKey(long pointer, boolean privateKey) {
+        if (pointer == 0) throw new LibCryptoException("OpenSSL returned no EC key");
+        this.handle = new NativeHandle(pointer, EcKey::freeKey);
+        this.privateKey = privateKey;
+        LibCrypto.keyCreated();
+    }
+
+    /**
+     * A private key on the curve with OpenSSL's number {@code nid}: {@code d},
+     * with its public point (x, y), or d G when x is null. The temporary
+     * copy of d is zeroed at once.
+     */
+    public static EcKey newPrivateKey(int nid, BigInteger d, BigInteger x, BigInteger y) {
+        LibCrypto.requireUsable();
+        byte[] secret = LibCrypto.magnitude(d);
+        try {
+            return new EcKey(newPrivate(nid, secret, x == null ? null : LibCrypto.magnitude(x),
+                    y == null ? null : LibCrypto.magnitude(y)), true);
+        } finally {
+            java.util.Arrays.fill(secret, (byte) 0);
+        }
+    }
+
+    /** A public key: the point (x, y), which must lie on the curve. */
+    public static EcKey newPublicKey(int nid, BigInteger x, BigInteger y) {
+        LibCrypto.requireUsable();
+        return new EcKey(newPublic(nid, LibCrypto.magnitude(x), LibCrypto.magnitude(y)), false);
+    }
+
+    public boolean isPrivate() {
+        return privateKey;
+    }
+
+    /**
+     * A DER-encoded ECDSA signature of {@code data[offset, offset + length)}
+     * hashed with {@code hash} in the same call, or of those bytes as given
+     * when {@code prehashed} (their leftmost bits, up to the order's length,
+     * as ECDSA takes them); null when the key has been closed.
+     */
+    public byte[] sign(LibCrypto.Hash hash, byte[] data, int offset, int length, boolean prehashed) {
+        if (!privateKey) throw new LibCryptoException("not a private key");
+        long h = handle.acquire();
+        if (h == 0) return null;
+        try {
+            return sign(h, hash == null ? 0 : hash.ordinal(), data, offset, length, prehashed);
+        } finally {
+            handle.release();
+        }
+    }
+
+    /**
+     * Whether (r, s) is an ECDSA signature of the data (hashed, or as given
+     * when {@code prehashed}): false for r or s out of range too; null when
+     * the key has been closed.
+     */
+    public Boolean verify(LibCrypto.Hash hash, byte[] data, int offset, int length, boolean prehashed,
+                          BigInteger r, BigInteger s) {
+        if (r.signum() < 0 || s.signum() < 0) return false;
+        long h = handle.acquire();
+        if (h == 0) return null;
+        try {
+            return verify(h, hash == null ? 0 : hash.ordinal(), data, offset, length, prehashed,
+                    LibCrypto.magnitude(r), LibCrypto.magnitude(s));
+        } finally {
+            handle.release();
+        }
+    }
+
+    /**
+     * The ECDH secret with the peer's point (x, y) (the x coordinate of
+     * d Q, as long as a field element); throws {@link LibCryptoException}
+     * when the point is not on the curve; null when the key has been closed.
+     */
+    public byte[] derive(BigInteger x, BigInteger y) {
+        if (!privateKey) throw new LibCryptoException("not a private key");
+        long h = handle.acquire();
+        if (h == 0) return null;
+        try {
+            return derive(h, LibCrypto.magnitude(x), LibCrypto.magnitude(y));
+        } finally {
+            handle.release();
+        }
+    }
+
+    /** Frees the native key now, or when the last running call ends. Idempotent. */
+    public void close() {
+        handle.close();
+    }
+
+    public boolean isClosed() {
+        return handle.isClosed();
+    }
+
+    private static void freeKey(long pointer) {
+        free(pointer);
+        LibCrypto.keyFreed();
+    }
+}

@@ -1,0 +1,75 @@
+package fastrandom.rsa.jca;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.bouncycastle.asn1.nist.NISTObjectIdentifiers;
+import org.bouncycastle.crypto.Digest;
+import org.bouncycastle.crypto.digests.NullDigest;
+import org.bouncycastle.crypto.digests.RIPEMD160Digest;
+import org.bouncycastle.crypto.util.DigestFactory;
+
+import fastrandom.jni.LibCrypto;
+
+/**
+ * The RSA services fast_random's provider ({@code fastrandom.jca.FastProvider})
+ * answers with: BouncyCastle's RSA signature and cipher SPIs over
+ * fast_random's engines ({@link EngineSignature}, {@link EngineCipher}).
+ * Signature names are resolved by BouncyCastle itself (so every alias it
+ * knows works) and recognized by the class BouncyCastle answers with;
+ * ciphers are matched on the exact transformations jruby-openssl asks for,
+ * so a Cipher never has to set a padding on a generic RSA cipher (BC would
+ * build its own engine then).
+ */
+public final class RsaServices {
+    private static final String BC_SIGNATURE = "org.bouncycastle.jcajce.provider.asymmetric.rsa.DigestSignatureSpi$";
+
+    /** BC's RSA signature class (suffix) -> our signature for that digest. */
+    private static final Map<String, Supplier<Object>> SIGNATURES = new HashMap<>();
+    /** Upper-cased transformation -> our cipher. */
+    private static final Map<String, Supplier<Object>> CIPHERS = new HashMap<>();
+
+    static {
+        // The DigestInfo OIDs BC's own signatures use (some of BC's OID
+        // constant classes moved between versions; the numbers did not).
+        // libcrypto's SHA-1 and SHA-2 (named last) make a signature one native call on the :openssl engine.
+        digest("MD5", new ASN1ObjectIdentifier("1.2.840.113549.2.5"), DigestFactory::createMD5, null);
+        digest("SHA1", new ASN1ObjectIdentifier("1.3.14.3.2.26"), DigestFactory::createSHA1, LibCrypto.Hash.SHA1);
+        digest("SHA224", NISTObjectIdentifiers.id_sha224, DigestFactory::createSHA224, LibCrypto.Hash.SHA224);
+        digest("SHA256", NISTObjectIdentifiers.id_sha256, DigestFactory::createSHA256, LibCrypto.Hash.SHA256);
+        digest("SHA384", NISTObjectIdentifiers.id_sha384, DigestFactory::createSHA384, LibCrypto.Hash.SHA384);
+        digest("SHA512", NISTObjectIdentifiers.id_sha512, DigestFactory::createSHA512, LibCrypto.Hash.SHA512);
+        digest("SHA512_224", NISTObjectIdentifiers.id_sha512_224, DigestFactory::createSHA512_224, null);
+        digest("SHA512_256", NISTObjectIdentifiers.id_sha512_256, DigestFactory::createSHA512_256, null);
+        digest("SHA3_224", NISTObjectIdentifiers.id_sha3_224, DigestFactory::createSHA3_224, null);
+        digest("SHA3_256", NISTObjectIdentifiers.id_sha3_256, DigestFactory::createSHA3_256, null);
+        digest("SHA3_384", NISTObjectIdentifiers.id_sha3_384, DigestFactory::createSHA3_384, null);
+        digest("SHA3_512", NISTObjectIdentifiers.id_sha3_512, DigestFactory::createSHA3_512, null);
+        digest("RIPEMD160", new ASN1ObjectIdentifier("1.3.36.3.2.1"), RIPEMD160Digest::new, null);
+        SIGNATURES.put("noneRSA", () -> new EngineSignature(new NullDigest()));
+
+        CIPHERS.put("RSA/ECB/NOPADDING", EngineCipher::noPadding);
+        CIPHERS.put("RSA/ECB/PKCS1PADDING", EngineCipher::pkcs1);
+        CIPHERS.put("RSA/ECB/OAEPWITHSHA1ANDMGF1PADDING", EngineCipher::oaep);
+        CIPHERS.put("RSA/ECB/ISO9796-1PADDING", EngineCipher::iso9796d1);
+    }
+
+    private static void digest(String bcSuffix, ASN1ObjectIdentifier oid, Supplier<Digest> digest, LibCrypto.Hash hash) {
+        SIGNATURES.put(bcSuffix, () -> new EngineSignature(oid, digest.get(), hash));
+    }
+
+    private RsaServices() {}
+
+    /** Our signature for the one BouncyCastle implements with {@code bcClassName}, or null when it is not RSA's. */
+    public static Supplier<Object> signature(String bcClassName) {
+        return bcClassName.startsWith(BC_SIGNATURE) ? SIGNATURES.get(bcClassName.substring(BC_SIGNATURE.length())) : null;
+    }
+
+    /** Our cipher for this exact transformation, or null. */
+    public static Supplier<Object> cipher(String transformation) {
+        return CIPHERS.get(transformation.toUpperCase(Locale.ROOT));
+    }
+}

@@ -1,0 +1,124 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+require "json"
+require "openssl"
+
+# Project Wycheproof's ECDSA verification and ECDH vectors
+# (test/vectors/wycheproof) through OpenSSL::PKey::EC, on fast_random's
+# :openssl EC engine and on stock jruby-openssl (FastRandom::EC.uninstall):
+# every verdict is stock's; and every one is Wycheproof's, except where
+# stock's is not, which the test names and says why.
+class EcWycheproofTest < Minitest::Test
+  EC = OpenSSL::PKey::EC
+
+  def self.vectors(name)
+    JSON.parse(File.read(TestHelper.vector("wycheproof/#{name}")))
+  end
+
+  def setup
+    skip "libcrypto unavailable in this pass" if ENV.key?("FAST_RANDOM_NATIVE_LIBRARY") || ENV["FAST_RANDOM_HIDE_LIBCRYPTO"] == "1"
+    FastRandom::EC.install
+  end
+
+  def teardown
+    FastRandom::EC.install
+  end
+
+  def unhex(text) = [text].pack("H*")
+
+  def stock
+    FastRandom::EC.uninstall
+    yield
+  ensure
+    FastRandom::EC.install
+  end
+
+  # What a call gave: its value, or its exception's class.
+  def outcome
+    yield
+  rescue StandardError => e
+    e.class.name
+  end
+
+  # Verdicts per test, fast_random's and stock's, with the engine's share of the work.
+  def verdicts(tests, &verdict)
+    before = FastRandom::EC.stats[:openssl].values.sum
+    ours = tests.map(&verdict)
+    assert_operator FastRandom::EC.stats[:openssl].values.sum, :>, before, "the engine did the work"
+    [ours, stock { tests.map(&verdict) }]
+  end
+
+  def assert_same_as_stock(tests, ours, theirs)
+    differ = tests.each_index.reject { |i| ours[i] == theirs[i] }
+    assert_empty differ.map { |i| "tcId #{tests[i][1]["tcId"]}: fast_random #{ours[i].inspect}, stock #{theirs[i].inspect}" }
+  end
+
+  { "ecdsa_secp256r1_sha256_test.json" => "SHA256", "ecdsa_secp384r1_sha384_test.json" => "SHA384",
+    "ecdsa_secp521r1_sha512_test.json" => "SHA512" }.each do |file, digest|
+    # PKey#verify (through the provider): BouncyCastle's strict DER decoding
+    # decides what a signature is, as on stock; every verdict is Wycheproof's.
+    define_method("test_#{file.delete_suffix("_test.json")}_verify") do
+      tests = self.class.vectors(file)["testGroups"].flat_map { |g| g["tests"].map { |t| [g, t] } }
+      keys = {}
+      ours, theirs = verdicts(tests) do |group, test|
+        key = keys[group["publicKeyDer"]] ||= OpenSSL::PKey.read(unhex(group["publicKeyDer"]))
+        outcome { key.verify(digest, unhex(test["sig"]), unhex(test["msg"])) }
+      end
+      assert_same_as_stock(tests, ours, theirs)
+      wrong = tests.each_index.reject do |i|
+        tests[i][1]["result"] == "valid" ? ours[i] == true : ours[i] != true
+      end
+      assert_empty wrong.map { |i| "tcId #{tests[i][1]["tcId"]} (#{tests[i][1]["result"]}): #{ours[i].inspect}" }
+    end
+
+    # dsa_verify_asn1 (replaced by fast_random): the signature is read as
+    # jruby-openssl reads it, leniently (BER lengths, trailing bytes), so
+    # stock's verdicts are not Wycheproof's for malformed encodings; ours
+    # must be stock's, and Wycheproof's for every well-formed signature.
+    define_method("test_#{file.delete_suffix("_test.json")}_dsa_verify_asn1") do
+      tests = self.class.vectors(file)["testGroups"].flat_map { |g| g["tests"].map { |t| [g, t] } }
+      keys = {}
+      ours, theirs = verdicts(tests) do |group, test|
+        key = keys[group["publicKeyDer"]] ||= OpenSSL::PKey.read(unhex(group["publicKeyDer"]))
+        outcome { key.dsa_verify_asn1(OpenSSL::Digest.digest(digest, unhex(test["msg"])), unhex(test["sig"])) }
+      end
+      assert_same_as_stock(tests, ours, theirs)
+      encoding_flags = %w[BerEncodedSignature InvalidEncoding ModifiedSignature InvalidSignature MissingZero]
+      wrong = tests.each_index.reject do |i|
+        test = tests[i][1]
+        next true if (test["flags"] & encoding_flags).any? && test["result"] != "valid" # stock's lenient reading
+        test["result"] == "valid" ? ours[i] == true : ours[i] != true
+      end
+      assert_empty wrong.map { |i| "tcId #{tests[i][1]["tcId"]} (#{tests[i][1]["result"]} #{tests[i][1]["flags"]}): #{ours[i].inspect}" }
+    end
+  end
+
+  { "ecdh_secp256r1_test.json" => "prime256v1", "ecdh_secp384r1_test.json" => "secp384r1",
+    "ecdh_secp521r1_test.json" => "secp521r1" }.each do |file, curve|
+    # ECDH, invalid-curve points among the peers: the peer's key is read by
+    # jruby-openssl (OpenSSL::PKey.read), the secret derived by the engine.
+    # A valid test must give Wycheproof's secret and an invalid one must
+    # raise, as on stock; an acceptable one may do either, as stock does.
+    define_method("test_#{file.delete_suffix("_test.json")}") do
+      tests = self.class.vectors(file)["testGroups"].flat_map { |g| g["tests"].map { |t| [g, t] } }
+      ours, theirs = verdicts(tests) do |_group, test|
+        outcome do
+          key = EC.new(curve)
+          key.private_key = OpenSSL::BN.new(test["private"], 16)
+          key.derive(OpenSSL::PKey.read(unhex(test["public"]))).unpack1("H*")
+        end
+      end
+      assert_same_as_stock(tests, ours, theirs)
+      wrong = tests.each_index.reject do |i|
+        test = tests[i][1]
+        case test["result"]
+        when "valid" then ours[i] == test["shared"]
+        when "invalid" then ours[i].is_a?(String) && ours[i] !~ /\A\h*\z/
+        else true
+        end
+      end
+      assert_empty wrong.map { |i| "tcId #{tests[i][1]["tcId"]} (#{tests[i][1]["result"]} #{tests[i][1]["comment"]}): #{ours[i].inspect}" }
+    end
+  end
+end

@@ -1,0 +1,75 @@
+# frozen_string_literal: true
+
+# MRI's side of the EC tests (test/ec_engine_test.rb): MRI's OpenSSL makes
+# keys on every curve fast_random's EC engine takes, signs with them and
+# derives ECDH secrets, and checks what JRuby signed.
+#
+#   ruby test/support/mri_ec.rb reference        # keys, signatures, secrets, as JSON
+#   ruby test/support/mri_ec.rb verify < checks  # verdicts for JRuby's signatures
+#
+# The JRuby side requires this file for MriEc.run, which starts MRI.
+require "json"
+require "open3"
+
+module MriEc
+  CURVES = %w[prime256v1 secp384r1 secp521r1 secp256k1].freeze
+  DIGESTS = %w[SHA1 SHA224 SHA256 SHA384 SHA512].freeze
+  MESSAGE = "fast_random: the same bytes everywhere"
+
+  def self.hex(bytes) = bytes.unpack1("H*")
+  def self.unhex(text) = [text].pack("H*")
+
+  # Runs this file with MRI (Debian's ruby, installed by bin/setup); returns its JSON.
+  def self.run(command, input = "")
+    ruby = ENV.fetch("FAST_RANDOM_MRI", "/usr/bin/ruby")
+    raise "MRI (#{ruby}) is missing: bin/setup installs Debian's ruby" unless File.executable?(ruby)
+
+    out, err, status = Open3.capture3(ruby, __FILE__, command, stdin_data: input)
+    raise "MRI failed (#{command}): #{err}" unless status.success?
+
+    JSON.parse(out)
+  end
+
+  # Per curve, two keys (PEM and PKCS#8 DER, their public halves, the
+  # private scalar and public point), MRI's signatures of MESSAGE with every
+  # digest and of one digest with dsa_sign_asn1, and the ECDH secret of the two.
+  def self.reference
+    require "openssl"
+    CURVES.map do |curve|
+      keys = Array.new(2) { OpenSSL::PKey::EC.generate(curve) }
+      digest = OpenSSL::Digest.digest("SHA256", MESSAGE)
+      {
+        "curve" => curve,
+        "keys" => keys.map do |key|
+          { "pem" => key.to_pem, "der" => hex(key.private_to_der), "public_pem" => key.public_to_pem,
+            "private" => key.private_key.to_s(16), "public" => hex(key.public_key.to_octet_string(:uncompressed)) }
+        end,
+        "sign" => DIGESTS.to_h { |d| [d, hex(keys[0].sign(d, MESSAGE))] },
+        "dsa_sign_asn1" => hex(keys[0].dsa_sign_asn1(digest)),
+        "secret" => hex(keys[0].derive(keys[1])),
+      }
+    end
+  end
+
+  # [{public_pem:, digest:, signature:, asn1: bool}] -> verdicts.
+  def self.verify(checks)
+    require "openssl"
+    checks.map do |check|
+      key = OpenSSL::PKey.read(check["public_pem"])
+      signature = unhex(check["signature"])
+      if check["asn1"]
+        key.dsa_verify_asn1(OpenSSL::Digest.digest("SHA256", MESSAGE), signature)
+      else
+        key.verify(check["digest"], signature, MESSAGE)
+      end
+    end
+  end
+end
+
+if $PROGRAM_NAME == __FILE__
+  case ARGV[0]
+  when "reference" then puts JSON.generate(MriEc.reference)
+  when "verify" then puts JSON.generate(MriEc.verify(JSON.parse($stdin.read)))
+  else abort "usage: ruby #{__FILE__} reference|verify"
+  end
+end
