@@ -5,9 +5,12 @@ import java.security.SecureRandomSpi;
 
 /**
  * A {@link SecureRandom} that draws from the calling thread's generator (see
- * {@link ThreadGenerators}), for Java APIs that want one (PSS salts, say).
- * Caller-supplied seeds are ignored: the generators seed themselves from the
- * OS. {@code generateSeed} reads the OS directly.
+ * {@link ThreadGenerators}), for Java APIs that want one (PSS salts, say),
+ * and the SPI behind the JVM-wide provider's SecureRandom
+ * ({@code fastrandom.jca.JvmProvider}). Caller-supplied seeds are ignored:
+ * the generators seed themselves from the OS. {@code generateSeed} reads the
+ * OS directly. Thread-safe without a lock: every thread draws from its own
+ * generator.
  */
 public final class GeneratorSecureRandom extends SecureRandom {
     private static final long serialVersionUID = 1L;
@@ -18,7 +21,8 @@ public final class GeneratorSecureRandom extends SecureRandom {
         super(new Spi(), null);
     }
 
-    private static final class Spi extends SecureRandomSpi {
+    /** The SPI: the calling thread's generator. */
+    public static final class Spi extends SecureRandomSpi {
         private static final long serialVersionUID = 1L;
 
         @Override

@@ -10,11 +10,13 @@ import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.security.spec.AlgorithmParameterSpec;
 import java.security.spec.ECPoint;
+import java.util.function.Supplier;
 
 import javax.crypto.KeyAgreement;
 import javax.crypto.KeyAgreementSpi;
 import javax.crypto.SecretKey;
 import javax.crypto.ShortBufferException;
+import javax.crypto.spec.SecretKeySpec;
 
 import fastrandom.ec.EcCurve;
 import fastrandom.ec.EcEngineException;
@@ -25,25 +27,31 @@ import fastrandom.random.Diagnostics;
 
 /**
  * ECDH key agreement (the raw shared secret: the x coordinate of d Q, as
- * long as a field element, as BouncyCastle's "ECDH") on the {@code :openssl}
- * EC engine. A peer point not on the private key's curve, keys the engine
- * does not take, parameters, a request for a SecretKey, the {@code :java}
- * engine and any engine failure (with one warning) go to BouncyCastle's own
- * agreement: stock's results and exceptions.
+ * long as a field element, as BouncyCastle's and the JDK's "ECDH") on the
+ * {@code :openssl} EC engine; also as the "TlsPremasterSecret" key JSSE asks
+ * for. A peer point not on the private key's curve, keys the engine does not
+ * take, parameters, a request for another kind of SecretKey, the
+ * {@code :java} engine and any engine failure (with one warning) go to the
+ * fallback provider's own agreement: jruby-openssl's BouncyCastle (stock's
+ * results and exceptions), or for the JVM-wide provider the next provider in
+ * the JVM's list.
  */
 final class EngineEcdh extends KeyAgreementSpi {
-    private final Provider bouncyCastle;
+    /** The secret as JSSE's key: the raw shared secret, as the JDK's ECDH gives it. */
+    private static final String TLS_PREMASTER_SECRET = "TlsPremasterSecret";
+
+    private final Supplier<Provider> fallback;
     private final String algorithm;
 
-    private KeyAgreement delegate; // BouncyCastle's, when our engine does not take the keys
+    private KeyAgreement delegate; // the fallback's, when our engine does not take the keys
     private ECPrivateKey privateKey;
     private SecureRandom random;
     private OpenSslEcEngine engine;
     private EcCurve curve;
     private ECPublicKey peer;
 
-    EngineEcdh(Provider bouncyCastle, String algorithm) {
-        this.bouncyCastle = bouncyCastle;
+    EngineEcdh(Supplier<Provider> fallback, String algorithm) {
+        this.fallback = fallback;
         this.algorithm = algorithm;
     }
 
@@ -56,7 +64,7 @@ final class EngineEcdh extends KeyAgreementSpi {
         EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams()) : null;
         if (keyCurve == null) {
             engine = null;
-            delegate = bouncyCastle();
+            delegate = fallback();
             delegate.init(key, random);
             return;
         }
@@ -74,14 +82,14 @@ final class EngineEcdh extends KeyAgreementSpi {
         }
         engine = null;
         peer = null;
-        delegate = bouncyCastle();
+        delegate = fallback();
         delegate.init(key, params, random);
     }
 
     @Override
     protected Key engineDoPhase(Key key, boolean lastPhase) throws InvalidKeyException {
         if (delegate == null && !(lastPhase && key instanceof ECPublicKey && ours((ECPublicKey) key))) {
-            delegate = bouncyCastle(); // it says what is wrong, as stock
+            delegate = fallback(); // it says what is wrong, as without us
             delegate.init(privateKey, random);
         }
         if (delegate != null) return delegate.doPhase(key, lastPhase);
@@ -109,7 +117,7 @@ final class EngineEcdh extends KeyAgreementSpi {
         }
         EcStats.count(EcEngines.JAVA, EcStats.Operation.DERIVE);
         try {
-            KeyAgreement plain = bouncyCastle();
+            KeyAgreement plain = fallback();
             plain.init(privateKey, random);
             plain.doPhase(peer, true);
             return plain.generateSecret();
@@ -135,9 +143,12 @@ final class EngineEcdh extends KeyAgreementSpi {
 
     @Override
     protected SecretKey engineGenerateSecret(String secretAlgorithm) throws NoSuchAlgorithmException, InvalidKeyException {
+        if (delegate == null && TLS_PREMASTER_SECRET.equalsIgnoreCase(secretAlgorithm)) {
+            return new SecretKeySpec(engineGenerateSecret(), TLS_PREMASTER_SECRET);
+        }
         if (delegate == null) {
             if (peer == null) throw new IllegalStateException("ECDH needs the peer's public key (doPhase) first");
-            delegate = bouncyCastle(); // how a secret becomes a key for an algorithm is BouncyCastle's
+            delegate = fallback(); // how a secret becomes a key for another algorithm is the fallback's
             delegate.init(privateKey, random);
             delegate.doPhase(peer, true);
             peer = null;
@@ -152,9 +163,11 @@ final class EngineEcdh extends KeyAgreementSpi {
                 && curve.contains(w.getAffineX(), w.getAffineY());
     }
 
-    private KeyAgreement bouncyCastle() throws InvalidKeyException {
+    private KeyAgreement fallback() throws InvalidKeyException {
+        Provider provider = fallback.get();
         try {
-            return KeyAgreement.getInstance(algorithm, bouncyCastle);
+            if (provider == null) throw new NoSuchAlgorithmException("no other provider");
+            return KeyAgreement.getInstance(algorithm, provider);
         } catch (NoSuchAlgorithmException e) {
             throw new InvalidKeyException(algorithm + " is not available: " + e.getMessage(), e);
         }

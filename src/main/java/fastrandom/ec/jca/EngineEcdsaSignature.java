@@ -14,8 +14,7 @@ import java.security.SignatureSpi;
 import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.util.Arrays;
-
-import org.bouncycastle.crypto.signers.StandardDSAEncoding;
+import java.util.function.Supplier;
 
 import fastrandom.ec.EcCurve;
 import fastrandom.ec.EcEngineException;
@@ -31,22 +30,24 @@ import fastrandom.random.Diagnostics;
  * verification (the message, up to {@link #HASHED_NATIVELY} bytes, hashed
  * in it; a longer one hashed here as it streams in). Signatures are DER, as
  * BouncyCastle's; a signature to verify is decoded exactly as BouncyCastle
- * decodes it (strict DER, r and s below the order), so the verdicts are
- * BouncyCastle's.
+ * decodes it ({@link DsaEncoding}: strict DER, r and s below the order), so
+ * the verdicts are BouncyCastle's (and the JDK's).
  *
  * <p>Keys the engine does not take (other curves, other key classes), the
- * {@code :java} engine, and any engine failure (with one warning) go to
- * BouncyCastle's own signature: stock's results and exceptions.
+ * {@code :java} engine, and any engine failure (with one warning) go to the
+ * fallback provider's own signature: for jruby-openssl its BouncyCastle
+ * (stock's results and exceptions), for the JVM-wide provider the next
+ * provider in the JVM's list.
  */
 final class EngineEcdsaSignature extends SignatureSpi {
     /** Messages up to this long are hashed inside the native call. */
     static final int HASHED_NATIVELY = 16 * 1024;
 
-    private final Provider bouncyCastle;
+    private final Supplier<Provider> fallback;
     private final String algorithm;
     private final LibCrypto.Hash hash; // null: NONEwithECDSA, the data is the digest
 
-    private Signature delegate; // BouncyCastle's, when our engine does not take the key
+    private Signature delegate; // the fallback's, when our engine does not take the key
     private OpenSslEcEngine engine;
     private EcCurve curve;
     private ECPrivateKey signingKey;
@@ -55,8 +56,8 @@ final class EngineEcdsaSignature extends SignatureSpi {
     private int length;
     private MessageDigest longMessage;
 
-    EngineEcdsaSignature(Provider bouncyCastle, String algorithm, LibCrypto.Hash hash) {
-        this.bouncyCastle = bouncyCastle;
+    EngineEcdsaSignature(Supplier<Provider> fallback, String algorithm, LibCrypto.Hash hash) {
+        this.fallback = fallback;
         this.algorithm = algorithm;
         this.hash = hash;
     }
@@ -72,7 +73,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
         OpenSslEcEngine current = EcEngines.current();
         EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams()) : null;
         if (keyCurve == null) {
-            delegate = bouncyCastle(algorithm);
+            delegate = fallback(algorithm);
             if (random == null) delegate.initSign(key);
             else delegate.initSign(key, random);
             return;
@@ -88,8 +89,8 @@ final class EngineEcdsaSignature extends SignatureSpi {
         OpenSslEcEngine current = EcEngines.current();
         EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams()) : null;
         if (keyCurve == null || !onCurve(keyCurve, (ECPublicKey) key)) {
-            delegate = bouncyCastle(algorithm);
-            delegate.initVerify(key); // BouncyCastle refuses a bad point as stock does
+            delegate = fallback(algorithm);
+            delegate.initVerify(key); // the fallback refuses a bad point as it would without us
             return;
         }
         engine = current;
@@ -143,7 +144,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
                 // A key no engine takes: BouncyCastle signs it, as stock.
             }
             EcStats.count(EcEngines.JAVA, EcStats.Operation.SIGN);
-            Signature plain = bouncyCastle("NONEwithECDSA");
+            Signature plain = fallback("NONEwithECDSA");
             plain.initSign(signingKey);
             byte[] digest = prehashed ? data : digest(data, dataLength);
             plain.update(digest, 0, prehashed ? dataLength : digest.length);
@@ -165,7 +166,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
         try {
             BigInteger[] rs;
             try {
-                rs = StandardDSAEncoding.INSTANCE.decode(curve.order(), signature);
+                rs = DsaEncoding.decode(curve.order(), signature);
             } catch (Exception e) {
                 throw new SignatureException("error decoding signature bytes."); // BouncyCastle's words
             }
@@ -180,7 +181,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
                 warnFallback(e);
             }
             EcStats.count(EcEngines.JAVA, EcStats.Operation.VERIFY);
-            Signature plain = bouncyCastle("NONEwithECDSA");
+            Signature plain = fallback("NONEwithECDSA");
             plain.initVerify(verifyingKey);
             byte[] digest = prehashed ? Arrays.copyOf(data, dataLength) : digest(data, dataLength);
             plain.update(digest);
@@ -209,9 +210,11 @@ final class EngineEcdsaSignature extends SignatureSpi {
         return w != null && w != java.security.spec.ECPoint.POINT_INFINITY && curve.contains(w.getAffineX(), w.getAffineY());
     }
 
-    private Signature bouncyCastle(String name) throws InvalidKeyException {
+    private Signature fallback(String name) throws InvalidKeyException {
+        Provider provider = fallback.get();
         try {
-            return Signature.getInstance(name, bouncyCastle);
+            if (provider == null) throw new NoSuchAlgorithmException("no other provider");
+            return Signature.getInstance(name, provider);
         } catch (NoSuchAlgorithmException e) {
             throw new InvalidKeyException(name + " is not available: " + e.getMessage(), e);
         }
