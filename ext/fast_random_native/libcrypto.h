@@ -38,6 +38,7 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
  */
 #define LIBCRYPTO_FUNCTIONS(X) \
     X(const char *, OpenSSL_version, (int type)) \
+    X(unsigned long, OpenSSL_version_num, (void)) \
     X(unsigned long, ERR_peek_last_error, (void)) \
     X(void, ERR_error_string_n, (unsigned long code, char *buf, size_t len)) \
     X(void, ERR_clear_error, (void)) \
@@ -74,7 +75,11 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(int, RSA_set0_crt_params, (RSA *r, BIGNUM *dmp1, BIGNUM *dmq1, BIGNUM *iqmp)) \
     X(int, RSA_test_flags, (const RSA *r, int flags)) \
     X(int, RSA_private_encrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \
+    X(int, RSA_private_decrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \
     X(int, RSA_padding_add_PKCS1_type_2, (unsigned char *to, int tlen, const unsigned char *f, int fl)) \
+    X(int, RSA_padding_check_PKCS1_type_2, (unsigned char *to, int tlen, const unsigned char *f, int fl, int rsa_len)) \
+    X(int, RSA_padding_check_PKCS1_OAEP, (unsigned char *to, int tlen, const unsigned char *f, int fl, int rsa_len, \
+                                          const unsigned char *p, int pl)) \
     X(int, RSA_padding_add_PKCS1_OAEP, (unsigned char *to, int tlen, const unsigned char *f, int fl, \
                                         const unsigned char *p, int pl)) \
     X(EC_KEY *, EC_KEY_new_by_curve_name, (int nid)) \

@@ -501,6 +501,22 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_LibCrypto_verifyPkcs1(JNIEnv *env
     return valid ? JNI_TRUE : JNI_FALSE;
 }
 
+/* The DER DigestInfo of a digest made with hash (what PKCS#1 v1.5 signs); for fallbacks in Java. */
+JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_digestInfo0(JNIEnv *env, jclass cls, jint hash, jbyteArray digest)
+{
+    (void) cls;
+    if (hash < 0 || hash >= HASH_COUNT || digest == NULL || (*env)->GetArrayLength(env, digest) != DIGEST_INFO[hash].digest_bytes) {
+        throw_libcrypto(env, "DigestInfo: bad digest");
+        return NULL;
+    }
+    const struct digest_info *info = &DIGEST_INFO[hash];
+    unsigned char out[MAX_PREFIX_BYTES + MAX_DIGEST_BYTES];
+    memcpy(out, info->prefix, (size_t) info->prefix_bytes);
+    (*env)->GetByteArrayRegion(env, digest, 0, info->digest_bytes, (jbyte *) (out + info->prefix_bytes));
+    if ((*env)->ExceptionCheck(env)) return NULL;
+    return bytes_to_java(env, out, info->prefix_bytes + info->digest_bytes);
+}
+
 /*
  * RSAES-PKCS1-v1_5 or RSAES-OAEP (SHA-1, MGF1 with SHA-1, no label)
  * encryption of data[offset, offset + length) with the public key: OpenSSL
@@ -536,5 +552,69 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicEncrypt(JNIEnv 
     }
     wipe(message, sizeof message);
     wipe(padded, sizeof padded);
+    return result;
+}
+
+/*
+ * OpenSSL 3.2 and later answer a PKCS#1 v1.5 ciphertext that does not unpad
+ * with a message derived from it (implicit rejection, a defence for TLS's
+ * RSA key exchange) unless asked not to with this value; 3.0 and 3.1 know
+ * only RSA_PKCS1_PADDING and always report the error. JCA callers expect
+ * the error (a BadPaddingException), so that is what we ask for.
+ */
+#define PKCS1_NO_IMPLICIT_REJECT_PADDING 8
+
+static int decryption_padding(int padding)
+{
+    if (padding == RSA_PKCS1_PADDING && crypto.OpenSSL_version_num() >= 0x30200000UL) {
+        return PKCS1_NO_IMPLICIT_REJECT_PADDING;
+    }
+    return padding;
+}
+
+/*
+ * RSAES-PKCS1-v1_5 or RSAES-OAEP (SHA-1, MGF1 with SHA-1, no label)
+ * decryption of a ciphertext exactly k bytes long: OpenSSL's blinded CRT and
+ * its constant-time unpadding (RSA_private_decrypt). A ciphertext that does
+ * not decrypt to a well-padded message throws BadCiphertextException, saying
+ * nothing more.
+ */
+JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateDecrypt(JNIEnv *env, jclass cls, jlong handle,
+    jint padding, jbyteArray ciphertext)
+{
+    (void) cls;
+    struct rsa_key *key = key_from_handle(env, handle, 1);
+    if (key == NULL) return NULL;
+    if (padding != RSA_PKCS1_PADDING && padding != RSA_PKCS1_OAEP_PADDING) {
+        throw_libcrypto(env, "RSA decryption: bad padding");
+        return NULL;
+    }
+    unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
+    if (!read_input(env, key, ciphertext, in)) return NULL;
+    jbyteArray result = NULL;
+    int length;
+    if (!key->check_results) {
+        length = crypto.RSA_private_decrypt(key->bytes, in, out, key->rsa, decryption_padding(padding));
+    } else {
+        /* This libcrypto does not check its CRT results: ours, checked, then OpenSSL's constant-time unpadding. */
+        unsigned char block[MAX_MODULUS_BYTES];
+        if (!private_op(env, key, in, block)) {
+            wipe(in, sizeof in);
+            return NULL;
+        }
+        length = padding == RSA_PKCS1_PADDING
+            ? crypto.RSA_padding_check_PKCS1_type_2(out, key->bytes, block, key->bytes, key->bytes)
+            : crypto.RSA_padding_check_PKCS1_OAEP(out, key->bytes, block, key->bytes, key->bytes, NULL, 0);
+        wipe(block, sizeof block);
+    }
+    crypto.ERR_clear_error();
+    wipe(in, sizeof in);
+    if (length < 0) {
+        jclass bad = (*env)->FindClass(env, "fastrandom/jni/BadCiphertextException");
+        if (bad != NULL) (*env)->ThrowNew(env, bad, "decryption error");
+    } else {
+        result = bytes_to_java(env, out, length);
+    }
+    wipe(out, sizeof out);
     return result;
 }

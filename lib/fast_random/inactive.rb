@@ -43,6 +43,21 @@ module FastRandom
     def stats
       {}
     end
+
+    # There is no JVM here to install a provider into, and nothing to speed
+    # up (OpenSSL already does this work): false, nothing was installed, so
+    # one initializer serves MRI and JRuby.
+    def install_jca_provider
+      false
+    end
+
+    def uninstall_jca_provider
+      false
+    end
+
+    def jca_provider_installed?
+      false
+    end
   end
 
   # fast_random's RSA and EC engines are for jruby-openssl; MRI's

@@ -40,7 +40,9 @@ public final class LibCrypto {
     private static native boolean verifyPkcs1(long handle, int hash, byte[] data, int offset, int length,
                                               boolean prehashed, byte[] signature);
     private static native byte[] publicEncrypt(long handle, int padding, byte[] data, int offset, int length);
+    private static native byte[] privateDecrypt(long handle, int padding, byte[] ciphertext);
     private static native String publicExponentiation0();
+    private static native byte[] digestInfo0(int hash, byte[] digest);
 
     /**
      * The digests of the one-call PKCS#1 v1.5 signatures, with OpenSSL's
@@ -63,6 +65,12 @@ public final class LibCrypto {
 
         public int digestLength() {
             return digestLength;
+        }
+
+        /** The DER DigestInfo of {@code digest} (what a PKCS#1 v1.5 signature with this hash encodes). */
+        public byte[] digestInfo(byte[] digest) {
+            requireUsable();
+            return digestInfo0(ordinal(), digest);
         }
 
         /** The shortest modulus, in bytes, that holds a signature with this digest. */
@@ -310,6 +318,24 @@ public final class LibCrypto {
             if (h == 0) return null;
             try {
                 return LibCrypto.publicEncrypt(h, padding.openssl, data, offset, length);
+            } finally {
+                release();
+            }
+        }
+
+        /**
+         * {@code ciphertext} (exactly {@link #modulusBytes()} long) decrypted
+         * with the private key and {@code padding} (OpenSSL's blinded CRT and
+         * constant-time unpadding); throws {@link BadCiphertextException}
+         * when it is not a well-padded message, {@link LibCryptoException}
+         * when libcrypto fails; null when the key has been closed.
+         */
+        public byte[] privateDecrypt(Padding padding, byte[] ciphertext) {
+            requirePrivate();
+            long h = acquire();
+            if (h == 0) return null;
+            try {
+                return LibCrypto.privateDecrypt(h, padding.openssl, ciphertext);
             } finally {
                 release();
             }

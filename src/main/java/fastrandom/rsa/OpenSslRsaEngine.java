@@ -1,10 +1,14 @@
 package fastrandom.rsa;
 
-import fastrandom.cache.KeyCache;
-import fastrandom.jni.LibCrypto;
-import fastrandom.jni.LibCryptoException;
 import java.math.BigInteger;
 import java.util.Arrays;
+
+import javax.crypto.BadPaddingException;
+
+import fastrandom.cache.KeyCache;
+import fastrandom.jni.BadCiphertextException;
+import fastrandom.jni.LibCrypto;
+import fastrandom.jni.LibCryptoException;
 
 /**
  * The {@code :openssl} engine: RSA in OpenSSL's libcrypto 3 (loaded with
@@ -147,6 +151,25 @@ public final class OpenSslRsaEngine implements RsaEngine {
         requireUsable();
         try {
             return withPublicKey(modulus, publicExponent, nativeKey -> nativeKey.publicEncrypt(padding, data, offset, length));
+        } catch (LibCryptoException e) {
+            throw new RsaEngineException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code ciphertext} (exactly as long as the modulus) decrypted with the
+     * private key and {@code padding} in one native call: OpenSSL's blinded
+     * CRT (its result checked) and constant-time unpadding. Throws
+     * {@link BadPaddingException} when it is not a well-padded message,
+     * {@link InconsistentKeyException} for a key no engine takes,
+     * {@link RsaEngineException} when the engine fails.
+     */
+    public byte[] privateDecrypt(RsaPrivateKey key, LibCrypto.Padding padding, byte[] ciphertext) throws BadPaddingException {
+        requireUsable();
+        try {
+            return withPrivateKey(key, nativeKey -> nativeKey.privateDecrypt(padding, ciphertext));
+        } catch (BadCiphertextException e) {
+            throw new BadPaddingException(e.getMessage());
         } catch (LibCryptoException e) {
             throw new RsaEngineException(e.getMessage(), e);
         }

@@ -11,9 +11,11 @@ import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
+import fastrandom.jca.JvmProvider;
 import fastrandom.jni.CpuRandom;
 import fastrandom.random.Backend;
 import fastrandom.random.Call;
+import fastrandom.random.Diagnostics;
 import fastrandom.random.ThreadGenerators;
 
 /**
@@ -27,6 +29,9 @@ import fastrandom.random.ThreadGenerators;
  *   FastRandom.reseed!            # every generator reseeds before its next output
  *   FastRandom.stats              # =&gt; {generators:, seeds:, bytes_generated:, calls: {drbg: {...}, rdrand: {...}}}
  *   FastRandom.active?            # =&gt; true
+ *   FastRandom.install_jca_provider    # opt-in, JVM-wide (or FAST_RANDOM_JCA=1 before the require)
+ *   FastRandom.uninstall_jca_provider
+ *   FastRandom.jca_provider_installed?
  * </pre>
  * Defined in Java, like the rest of what {@code require "fast_random"}
  * loads: on a cold JVM every Ruby file and method definition costs start-up
@@ -42,7 +47,17 @@ public final class FastRandomModule {
         Bindings.define(fastRandom, FastRandomModule.class);
         RubyArray<?> backends = runtime.newArray(symbol(runtime, Backend.DRBG), symbol(runtime, Backend.RDRAND));
         fastRandom.setConstant("BACKENDS", backends.freeze(runtime.getCurrentContext()));
+        String jca = System.getenv(JCA_VARIABLE);
+        if ("1".equals(jca)) {
+            JvmProvider.install();
+        } else if (jca != null && !jca.isEmpty() && !"0".equals(jca)) {
+            Diagnostics.warnOnce(JCA_VARIABLE + "=" + jca + " is not understood (1 installs the JVM-wide provider, 0 does not); "
+                    + "the provider is not installed");
+        }
     }
+
+    /** Set to 1 before {@code require "fast_random"}: {@link #install_jca_provider} at once. */
+    static final String JCA_VARIABLE = "FAST_RANDOM_JCA";
 
     /** The generator behind SecureRandom: :drbg or :rdrand. */
     @JRubyMethod(name = "backend", meta = true)
@@ -126,6 +141,35 @@ public final class FastRandomModule {
     @JRubyMethod(name = "active?", meta = true)
     public static IRubyObject active_p(ThreadContext context, IRubyObject self) {
         return context.tru;
+    }
+
+    /**
+     * Registers fast_random's JCA provider ({@link JvmProvider}) first in the
+     * JVM's list, for every Java library in the process: the default
+     * {@code new SecureRandom()} (and so UUID.randomUUID once it is first
+     * called after this, and JSSE), RSA and EC signatures, RSA ciphers and
+     * ECDH on the native engines. True when it was installed now, false when
+     * it already was.
+     */
+    @JRubyMethod(name = "install_jca_provider", meta = true)
+    public static IRubyObject install_jca_provider(ThreadContext context, IRubyObject self) {
+        return context.runtime.newBoolean(JvmProvider.install());
+    }
+
+    /**
+     * Removes the provider from the JVM's list (the others keep their
+     * order); SecureRandoms made meanwhile keep drawing from fast_random's
+     * generators. True when it was installed.
+     */
+    @JRubyMethod(name = "uninstall_jca_provider", meta = true)
+    public static IRubyObject uninstall_jca_provider(ThreadContext context, IRubyObject self) {
+        return context.runtime.newBoolean(JvmProvider.uninstall());
+    }
+
+    /** Whether the JVM-wide provider is in the JVM's list. */
+    @JRubyMethod(name = "jca_provider_installed?", meta = true)
+    public static IRubyObject jca_provider_installed_p(ThreadContext context, IRubyObject self) {
+        return context.runtime.newBoolean(JvmProvider.installed());
     }
 
     /**
