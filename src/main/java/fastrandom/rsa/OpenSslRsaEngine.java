@@ -169,7 +169,7 @@ public final class OpenSslRsaEngine implements RsaEngine {
         try {
             return withPrivateKey(key, nativeKey -> nativeKey.privateDecrypt(padding, ciphertext));
         } catch (BadCiphertextException e) {
-            throw new BadPaddingException(e.getMessage());
+            throw new BadPaddingException("Decryption error"); // the JDK's words
         } catch (LibCryptoException e) {
             throw new RsaEngineException(e.getMessage(), e);
         }

@@ -217,6 +217,20 @@ public final class JvmRsaCipher extends CipherSpi {
         return result.length;
     }
 
+    // Key wrapping is always the next provider's (init hands WRAP_MODE and UNWRAP_MODE over).
+    @Override
+    protected byte[] engineWrap(Key key) throws IllegalBlockSizeException, InvalidKeyException {
+        if (delegate == null) throw new IllegalStateException("Cipher not initialized for wrapping keys");
+        return delegate.wrap(key);
+    }
+
+    @Override
+    protected Key engineUnwrap(byte[] wrappedKey, String wrappedKeyAlgorithm, int wrappedKeyType)
+            throws InvalidKeyException, NoSuchAlgorithmException {
+        if (delegate == null) throw new IllegalStateException("Cipher not initialized for unwrapping keys");
+        return delegate.unwrap(wrappedKey, wrappedKeyAlgorithm, wrappedKeyType);
+    }
+
     /** The operation on everything buffered: one native call, or the next provider's when the engine fails. */
     private byte[] finish() throws IllegalBlockSizeException, BadPaddingException {
         int limit = padding == null || privateKey != null ? modulusBytes : padding.maxMessageBytes(modulusBytes);
@@ -257,7 +271,7 @@ public final class JvmRsaCipher extends CipherSpi {
         if (new BigInteger(1, ciphertext).compareTo(privateKey.modulus) >= 0) {
             throw new BadPaddingException("Message is larger than modulus");
         }
-        if (padding != null) return engine.privateDecrypt(privateKey, padding, ciphertext);
+        if (padding != null) return engine.privateDecrypt(privateKey, padding, ciphertext); // BadPaddingException: "Decryption error"
         BigInteger m = engine.privateOperation(privateKey, new BigInteger(1, ciphertext));
         return RsaKeys.fixedLength(m, modulusBytes);
     }
