@@ -392,6 +392,57 @@ class JcaProviderTest < Minitest::Test
     assert_match(/the openssl RSA engine failed \(injected fault/, warnings.join)
   end
 
+  # What a process sees of the JCA: providers in order, the default SecureRandom, UUID's.
+  JCA_VIEW = <<~RUBY
+    p [java.security.Security.getProviders.map(&:getName), java.security.SecureRandom.new.getAlgorithm,
+       java.util.UUID.randomUUID.version]
+  RUBY
+
+  def test_nothing_changes_in_the_jvm_without_the_opt_in
+    stock, err, status = TestHelper.jruby("require 'openssl'; OpenSSL::PKey::RSA.new(2048).sign('SHA256', 'x'); #{JCA_VIEW}")
+    assert status.success?, err
+    ours, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      require "openssl"
+      key = OpenSSL::PKey::RSA.new(2048)
+      key.verify("SHA256", key.sign("SHA256", "x"), "x") or raise "RSA"
+      OpenSSL::SSL::SSLContext.new.setup
+      SecureRandom.uuid
+      #{JCA_VIEW}
+      p FastRandom.jca_provider_installed?
+    RUBY
+    assert status.success?, err
+    assert_equal stock.lines.last, ours.lines[-2], "the same providers, SecureRandom and UUIDs as stock JRuby"
+    assert_equal "false", ours.lines.last.chomp
+  end
+
+  def test_fast_random_jca_1_installs_it_at_require_and_other_values_warn
+    out, err, status = TestHelper.jruby("require 'fast_random'; #{JCA_VIEW}", env: { "FAST_RANDOM_JCA" => "1" })
+    assert status.success?, err
+    providers, algorithm, version = eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    assert_equal ["FastRandom", "FastRandom", 4], [providers.first, algorithm, version]
+    out, err, status = TestHelper.jruby("require 'fast_random'; #{JCA_VIEW}", env: { "FAST_RANDOM_JCA" => "yes" })
+    assert status.success?, err
+    refute_includes eval(out.lines.last).first, "FastRandom" # rubocop:disable Security/Eval -- our own child's p output
+    assert_match(/FAST_RANDOM_JCA=yes is not understood/, err)
+  end
+
+  # UUID.randomUUID keeps the SecureRandom it made on its first call: after
+  # the install, that is fast_random's, and every UUID is a well-formed v4.
+  def test_uuid_random_uuid_draws_from_fast_random_once_installed_first
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      FastRandom.install_jca_provider
+      calls = -> { FastRandom.stats[:calls].values.sum { |counts| counts[:random_bytes] } }
+      before = calls.call
+      uuids = Array.new(20_000) { java.util.UUID.randomUUID }
+      p [calls.call - before, uuids.map(&:version).uniq, uuids.map(&:variant).uniq, uuids.map(&:to_s).uniq.size,
+         uuids.map(&:to_s).grep_v(#{TestHelper::UUID_V4.inspect}).size]
+    RUBY
+    assert status.success?, err
+    assert_equal [20_000, [4], [2], 20_000, 0], eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+  end
+
   def test_it_works_before_openssl_is_loaded
     out, err, status = TestHelper.jruby(<<~RUBY)
       require "fast_random"
