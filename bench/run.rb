@@ -9,7 +9,7 @@
 # partial (--only, --jruby) run writes them to tmp/bench/results instead, so
 # the committed full results stay. `rake bench` and bin/bench run this with MRI.
 #
-#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4] [--only secure_random,threads,cold,request_id,rsa,rsa_threads,ec,ec_threads,startup]
+#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4] [--only secure_random,threads,cold,request_id,rsa,rsa_threads,ec,ec_threads,uuid_jvm,tls,x509,startup]
 #   ruby bench/run.rb --report-only     # rewrite the report from bench/results/latest.json
 require "fileutils"
 require "json"
@@ -22,6 +22,7 @@ require_relative "support/report"
 require_relative "support/results"
 require_relative "support/rsa_keys"
 require_relative "support/ec_keys"
+require_relative "support/tls_certs"
 
 ROOT = File.expand_path("..", __dir__)
 RAW = File.join(ROOT, "tmp/bench/raw")
@@ -143,8 +144,9 @@ data = {
   end,
   "workloads" => {},
 }
-Bench::RSAKeys.generate if (options[:only] & %w[rsa rsa_threads]).any?
-Bench::ECKeys.generate if (options[:only] & %w[ec ec_threads]).any?
+Bench::RSAKeys.generate if (options[:only] & %w[rsa rsa_threads x509]).any?
+Bench::ECKeys.generate if (options[:only] & %w[ec ec_threads x509]).any?
+Bench::TLSCerts.generate if options[:only].include?("tls")
 
 started = clock
 planned_done = 0.0

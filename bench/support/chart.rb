@@ -32,6 +32,7 @@ module Bench
       "10.1-rdrand" => "#7d3c98",
       "10.1-rsa_gmp" => "#2e8b3e",
       "10.1-rsa_java" => "#d4860b",
+      "10.1-jca" => "#16a085",
       "9.4-stock" => "#c8c8c8",
       "9.4-fast_random" => "#79aee0",
     }.freeze
@@ -40,7 +41,8 @@ module Bench
     # The thread-scaling line panels: [workload, calls (one panel each), thread counts].
     LINE_ROWS = [["threads", ["uuid", "random_bytes(4096)"], [1, 2, 4, 8]],
                  ["rsa_threads", ["sign 2048", "verify 2048"], [1, 2, 4]],
-                 ["ec_threads", ["sign P-256", "derive P-256"], [1, 2]]].freeze
+                 ["ec_threads", ["sign P-256", "derive P-256"], [1, 2]],
+                 ["uuid_jvm", ["UUID.randomUUID"], [1, 2, 4]]].freeze
 
     def initialize(results)
       @results = results
@@ -48,7 +50,7 @@ module Bench
 
     def svg
       left = bar_groups(%w[secure_random cold request_id])
-      right = bar_groups(%w[rsa ec])
+      right = bar_groups(%w[rsa ec tls x509])
       column = (WIDTH - 2 * MARGIN - COLUMN_GAP) / 2
       layout = legend_layout
       bars_top = layout.map(&:last).max + 36
@@ -61,7 +63,7 @@ module Bench
       heading(svg)
       legend(svg, layout)
       bar_panel(svg, MARGIN, bars_top, column, "SecureRandom and a Rails request id: speed-up vs MRI, one thread", left)
-      bar_panel(svg, MARGIN + column + COLUMN_GAP, bars_top, column, "RSA and elliptic curves: speed-up vs MRI, one thread", right)
+      bar_panel(svg, MARGIN + column + COLUMN_GAP, bars_top, column, "RSA, elliptic curves, TLS, X.509: speed-up vs MRI", right)
       rows.each_with_index do |(workload, calls, counts), row|
         top = threads_top + row * (LINE_CHART_HEIGHT + 60)
         calls.each_with_index do |call, i|

@@ -76,6 +76,26 @@ module Bench
     report
   end
 
+  # benchmark-ips's entry fields for a measurement made some other way:
+  # +rates+ the per-sample rates (their standard deviation is the error),
+  # +mean+ the overall rate.
+  def entry(name, rates, mean, calls:, seconds:)
+    stddev = Math.sqrt(rates.sum { |r| (r - mean)**2 } / [rates.size - 1, 1].max)
+    { "name" => name, "central_tendency" => mean, "ips" => mean, "error" => stddev.round, "stddev" => stddev.round,
+      "microseconds" => seconds * 1e6, "iterations" => calls, "cycles" => rates.size }
+  end
+
+  # Writes entries made with Bench.entry where Bench.ips puts benchmark-ips's
+  # (bench/run.rb merges both alike), or prints them when run by hand.
+  def write_entries(entries, notes = {})
+    require "json"
+    entries.each do |r|
+      warn format("%-32s %14.1f i/s (±%.1f%%)", r["name"], r["ips"], 100.0 * r["stddev"] / r["ips"]) unless output_prefix
+    end
+    File.write("#{output_prefix}.ips.json", JSON.pretty_generate(entries)) if output_prefix
+    write_meta(notes)
+  end
+
   def write_meta(notes)
     return unless output_prefix
 

@@ -15,6 +15,8 @@ module Bench
     NATIVE_LIBRARY = File.join(ROOT, "lib/fast_random/linux-x86_64/libfast_random.so")
     SECURE_RANDOM = %w[secure_random threads cold request_id].freeze
     PUBLIC_KEY = %w[rsa rsa_threads ec ec_threads].freeze
+    # Issue 18: what fast_random's JVM-wide provider changes (uuid_jvm: JRuby only).
+    JVM = %w[uuid_jvm tls x509].freeze
 
     attr_reader :key, :label, :jruby, :variant, :env, :workloads, :cases
 
@@ -37,7 +39,7 @@ module Bench
     end
 
     def self.mri
-      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + %w[startup])
+      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + %w[tls x509 startup])
     end
 
     # JRuby 10.1 (the one issue targets are set on) runs every configuration;
@@ -46,9 +48,9 @@ module Bench
       base = { jruby: version }
       list = [
         new(key: "#{version}-stock", label: "JRuby #{version} stock", variant: "stock",
-            workloads: SECURE_RANDOM + PUBLIC_KEY + %w[startup], **base),
+            workloads: SECURE_RANDOM + PUBLIC_KEY + (version == "10.1" ? JVM : []) + %w[startup], **base),
         new(key: "#{version}-fast_random", label: "JRuby #{version} + fast_random", variant: "fast_random",
-            workloads: SECURE_RANDOM + PUBLIC_KEY + %w[startup], **base),
+            workloads: SECURE_RANDOM + PUBLIC_KEY + (version == "10.1" ? JVM : []) + %w[startup], **base),
       ]
       return list unless version == "10.1"
 
@@ -64,6 +66,8 @@ module Bench
             env: { "FAST_RANDOM_RSA_ENGINE" => "gmp" }, workloads: %w[rsa], **base),
         new(key: "#{version}-rsa_java", label: "JRuby #{version} + fast_random, RSA :java", variant: "fast_random",
             env: { "FAST_RANDOM_RSA_ENGINE" => "java" }, workloads: %w[rsa], **base),
+        new(key: "#{version}-jca", label: "JRuby #{version} + fast_random, JCA provider", variant: "fast_random",
+            env: { "FAST_RANDOM_JCA" => "1" }, workloads: JVM, **base),
       ]
     end
 
@@ -119,7 +123,8 @@ module Bench
     end
 
     # fast_random's own switches, cleared unless this implementation sets them.
-    GEM_VARIABLES = %w[FAST_RANDOM_BACKEND FAST_RANDOM_RSA_ENGINE FAST_RANDOM_HIDE_CPU_RANDOM FAST_RANDOM_NATIVE_LIBRARY].freeze
+    GEM_VARIABLES = %w[FAST_RANDOM_BACKEND FAST_RANDOM_RSA_ENGINE FAST_RANDOM_EC_ENGINE FAST_RANDOM_HIDE_CPU_RANDOM
+                       FAST_RANDOM_NATIVE_LIBRARY FAST_RANDOM_JCA].freeze
 
     def environment
       GEM_VARIABLES.to_h { |name| [name, nil] }.merge("BENCH_VARIANT" => variant).merge(env)

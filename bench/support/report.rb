@@ -24,6 +24,9 @@ module Bench
       "rsa_threads" => "RSA-2048 in N long-lived threads: total operations/s (bench/rsa_threads.rb)",
       "ec" => "Elliptic curves, one thread: ECDSA and ECDH (bench/ec.rb)",
       "ec_threads" => "P-256 in N long-lived threads: total operations/s (bench/ec_threads.rb)",
+      "uuid_jvm" => "java.util.UUID.randomUUID in N long-lived threads: total UUIDs/s (bench/uuid_jvm.rb)",
+      "tls" => "TLS handshakes/s: openssl s_time -new against OpenSSL::SSL::SSLServer (bench/tls.rb)",
+      "x509" => "X.509 certificate signing, one thread (bench/x509.rb)",
       "startup" => "Startup: process start to the first SecureRandom.uuid (bench/startup.rb)",
     }.freeze
 
@@ -65,8 +68,11 @@ module Bench
         (section("rsa_threads", threads_intro) { |notes| threads_table(notes, "rsa_threads") } if ran?("rsa_threads")),
         (section("ec", ec_intro) { |notes| calls_table("ec", notes) } if ran?("ec")),
         (section("ec_threads", threads_intro) { |notes| threads_table(notes, "ec_threads") } if ran?("ec_threads")),
+        (section("uuid_jvm", [jvm_intro, *threads_intro]) { |notes| threads_table(notes, "uuid_jvm") } if ran?("uuid_jvm")),
+        (section("tls", [tls_intro]) { |notes| calls_table("tls", notes) } if ran?("tls")),
+        (section("x509", [jvm_intro]) { |notes| calls_table("x509", notes) } if ran?("x509")),
         ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
-        ["Targets (issues 2, 3, 4, 15, 16 and 17)", [], Targets.new(@results).table, []],
+        ["Targets (issues 2, 3, 4, 15, 16, 17 and 18)", [], Targets.new(@results).table, []],
       ].compact
     end
 
@@ -271,6 +277,17 @@ module Bench
        "\"P-256 generated\": keys made by OpenSSL::PKey::EC.generate in the process. Signatures use SHA-256, " \
        "SHA-384 and SHA-512 for P-256, P-384 and P-521.",
        *("fast_random's EC engine: #{engines.uniq.join("; ")}." unless engines.empty?)]
+    end
+
+    def jvm_intro
+      "Issue 18: the JVM's own randomness and signatures. \"JCA provider\" is fast_random with its JVM-wide " \
+        "provider installed (FAST_RANDOM_JCA=1); without it, fast_random leaves them to the JDK."
+    end
+
+    def tls_intro
+      "#{jvm_intro} Each connection is a full handshake (no resumption), one at a time, by s_time in its own " \
+        "process on the other core; the certificates are self-signed on the benchmark keys. i/s: handshakes per " \
+        "second of wall time, from one-second rounds after a warm-up of every case."
     end
 
     def startup_intro

@@ -5,7 +5,7 @@ require_relative "table"
 require_relative "thread_pool"
 
 module Bench
-  # The performance targets issues 2, 3, 4, 15, 16 and 17 set, each with what
+  # The performance targets issues 2, 3, 4, 15, 16, 17 and 18 set, each with what
   # this run measured against it: met, missed, or not measured (and why).
   # Issue 16's RSA targets supersede issue 4's (1.0x MRI at 2048 and 4096).
   class Targets
@@ -32,7 +32,7 @@ module Bench
     ISSUE2_UUID = 22.79e6
 
     def rows
-      issue2 + issue3 + issue4 + issue15 + issue16 + issue17
+      issue2 + issue3 + issue4 + issue15 + issue16 + issue17 + issue18
     end
 
     private
@@ -172,6 +172,21 @@ module Bench
         rows << ratio_row(17, "EC #{name} on JRuby 9.4 >= 1.0x MRI", divide(ips("ec", "9.4-fast_random", name), ips("ec", "mri", name)), 1.0)
       end
       rows
+    end
+
+    def issue18
+      jca = "#{TARGET_JRUBY}-jca"
+      uuid = ->(key, threads) { ips("uuid_jvm", key, ThreadPool.label("UUID.randomUUID", threads)) }
+      tls = "TLS 1.3 handshake, RSA-2048"
+      sign = "Certificate#sign, RSA-2048"
+      [
+        ratio_row(18, "`UUID.randomUUID`, JCA provider: 2 threads >= 1.7x 1 thread", divide(uuid[jca, 2], uuid[jca, 1]), 1.7),
+        ratio_row(18, "`UUID.randomUUID`, JCA provider, 2 threads >= 3x stock JRuby's 2-thread total",
+                  divide(uuid[jca, 2], uuid[stock, 2]), 3),
+        ratio_row(18, "#{tls}s per second, JCA provider >= 1.5x stock JRuby", divide(ips("tls", jca, tls), ips("tls", stock, tls)), 1.5),
+        [18, "#{tls}s per second, JCA provider vs MRI (to report)", ratio(divide(ips("tls", jca, tls), ips("tls", "mri", tls))), "reported"],
+        ratio_row(18, "`X509::#{sign}`, JCA provider >= 3x stock JRuby", divide(ips("x509", jca, sign), ips("x509", stock, sign)), 3),
+      ]
     end
 
     def engine_note(key)

@@ -66,10 +66,7 @@ module Bench
     end
 
     def entry(name, rates, calls, seconds)
-      mean = calls / seconds
-      stddev = Math.sqrt(rates.sum { |r| (r - mean)**2 } / [rates.size - 1, 1].max)
-      { "name" => name, "central_tendency" => mean, "ips" => mean, "error" => stddev.round, "stddev" => stddev.round,
-        "microseconds" => seconds * 1e6, "iterations" => calls, "cycles" => rates.size }
+      Bench.entry(name, rates, calls / seconds, calls: calls, seconds: seconds)
     end
   end
 
@@ -82,12 +79,7 @@ module Bench
   def threads(notes = {})
     entries = []
     yield ->(label, pool, *args, chunk:) { entries << [label, pool, args, chunk] }
-    results = entries.map do |label, pool, args, chunk|
-      pool.measure(label, *args, chunk: chunk, **ips_times).tap do |r|
-        warn format("%-32s %14.1f i/s (±%.1f%%)", label, r["ips"], 100.0 * r["stddev"] / r["ips"]) unless output_prefix
-      end
-    end
-    File.write("#{output_prefix}.ips.json", JSON.pretty_generate(results)) if output_prefix
-    write_meta(notes)
+    results = entries.map { |label, pool, args, chunk| pool.measure(label, *args, chunk: chunk, **ips_times) }
+    write_entries(results, notes)
   end
 end
