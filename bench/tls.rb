@@ -38,6 +38,8 @@ module Bench
           server.accept.close
         rescue OpenSSL::SSL::SSLError, SystemCallError
           next # s_time's last connection, cut off when its time is up
+        rescue IOError
+          break # the listening socket closed under accept: done
         end
       end
       yield tcp.addr[1]

@@ -387,7 +387,7 @@ class JcaProviderTest < Minitest::Test
     RUBY
     assert status.success?, err
     assert_equal [[true, true, true, true]] * 6, eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
-    warnings = err.lines.grep(/fast_random:/)
+    warnings = err.lines.grep(/fast_random: .*engine/) # a fallback pass adds its own line on CPU entropy
     assert_equal 2, warnings.size, "one warning per engine:\n#{err}"
     assert_match(/the openssl RSA engine failed \(injected fault/, warnings.join)
   end
