@@ -51,6 +51,22 @@ class EcEngineTest < Minitest::Test
     %i[openssl java].to_h { |engine| [engine, after[engine].values.sum - before[engine].values.sum] }
   end
 
+  # The curves whose jruby-openssl keys the engine takes: OpenSSL 3.0 has
+  # dedicated code for these; P-384 and secp256k1 stay on BouncyCastle's
+  # hand-written arithmetic, which is faster than OpenSSL's generic code.
+  NATIVE_CURVES = %w[prime256v1 secp521r1].freeze
+
+  # +count+ operations ran on the engine for a curve it takes, on
+  # jruby-openssl's code (and none natively) for the others.
+  def assert_ran_on_engine_for(curve, count, counts)
+    if NATIVE_CURVES.include?(curve)
+      assert_equal({ openssl: count, java: 0 }, counts, curve)
+    else
+      assert_equal 0, counts[:openssl], "#{curve} ran natively"
+      assert_operator counts[:java], :>=, count, "#{curve}: jruby-openssl's code"
+    end
+  end
+
   def stock
     FastRandom::EC.uninstall
     yield
@@ -104,7 +120,7 @@ class EcEngineTest < Minitest::Test
         assert public_key.dsa_verify_asn1(digest, unhex(ref["dsa_sign_asn1"])), "MRI's dsa_sign_asn1, #{curve}"
         checks << { "public_pem" => ref["keys"][0]["public_pem"], "asn1" => true, "signature" => hex(pem_key.dsa_sign_asn1(digest)) }
       end
-      assert_equal({ openssl: 4 * MriEc::DIGESTS.size + 2, java: 0 }, counts, curve)
+      assert_ran_on_engine_for(curve, 4 * MriEc::DIGESTS.size + 2, counts)
     end
     assert_equal [true] * checks.size, MriEc.run("verify", JSON.generate(checks)), "MRI rejected signatures made here"
   end
@@ -117,7 +133,7 @@ class EcEngineTest < Minitest::Test
         assert_equal unhex(ref["secret"]), a.derive(b), ref["curve"]
         assert_equal unhex(ref["secret"]), a.dh_compute_key(b.public_key), ref["curve"]
       end
-      assert_equal({ openssl: 2, java: 0 }, counts, ref["curve"])
+      assert_ran_on_engine_for(ref["curve"], 2, counts)
       assert_equal unhex(ref["secret"]), stock { a.derive(b) }
     end
   end
@@ -138,7 +154,7 @@ class EcEngineTest < Minitest::Test
         peer = EC.generate(curve)
         assert_equal generated.derive(peer), peer.derive(from_parts), curve
       end
-      assert_equal({ openssl: 6, java: 0 }, counts, curve)
+      assert_ran_on_engine_for(curve, 6, counts)
     end
   end
 

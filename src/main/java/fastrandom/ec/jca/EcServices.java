@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import fastrandom.ec.EcCurve;
 import fastrandom.jni.LibCrypto;
 
 /**
@@ -45,21 +46,21 @@ public final class EcServices {
             Object hash = SIGNATURES.get(suffix);
             if (hash == null) return null;
             LibCrypto.Hash digest = hash == NONE ? null : (LibCrypto.Hash) hash;
-            return () -> new EngineEcdsaSignature(() -> bouncyCastle, algorithm, digest);
+            return () -> new EngineEcdsaSignature(() -> bouncyCastle, EcCurve::beatsBouncyCastle, algorithm, digest);
         }
         if ("KeyAgreement".equals(type) && "KeyAgreementSpi$DH".equals(suffix)) {
-            return () -> new EngineEcdh(() -> bouncyCastle, algorithm);
+            return () -> new EngineEcdh(() -> bouncyCastle, EcCurve::beatsBouncyCastle, algorithm);
         }
         return null;
     }
 
     /** The JVM-wide provider's ECDSA signature with {@code hash} (null: NONEwithECDSA), falling back on {@code next}. */
     public static Object jvmSignature(String algorithm, LibCrypto.Hash hash, Supplier<Provider> next) {
-        return new EngineEcdsaSignature(next, algorithm, hash);
+        return new EngineEcdsaSignature(next, curve -> true, algorithm, hash);
     }
 
     /** The JVM-wide provider's ECDH, falling back on {@code next}. */
     public static Object jvmKeyAgreement(Supplier<Provider> next) {
-        return new EngineEcdh(next, "ECDH");
+        return new EngineEcdh(next, curve -> true, "ECDH");
     }
 }

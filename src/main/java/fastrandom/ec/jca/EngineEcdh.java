@@ -10,6 +10,7 @@ import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.security.spec.AlgorithmParameterSpec;
 import java.security.spec.ECPoint;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import javax.crypto.KeyAgreement;
@@ -41,6 +42,7 @@ final class EngineEcdh extends KeyAgreementSpi {
     private static final String TLS_PREMASTER_SECRET = "TlsPremasterSecret";
 
     private final Supplier<Provider> fallback;
+    private final Predicate<EcCurve> takes;
     private final String algorithm;
 
     private KeyAgreement delegate; // the fallback's, when our engine does not take the keys
@@ -50,8 +52,9 @@ final class EngineEcdh extends KeyAgreementSpi {
     private EcCurve curve;
     private ECPublicKey peer;
 
-    EngineEcdh(Supplier<Provider> fallback, String algorithm) {
+    EngineEcdh(Supplier<Provider> fallback, Predicate<EcCurve> takes, String algorithm) {
         this.fallback = fallback;
+        this.takes = takes;
         this.algorithm = algorithm;
     }
 
@@ -61,7 +64,7 @@ final class EngineEcdh extends KeyAgreementSpi {
         peer = null;
         this.random = random;
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams()) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes) : null;
         if (keyCurve == null) {
             engine = null;
             delegate = fallback();
@@ -172,5 +175,4 @@ final class EngineEcdh extends KeyAgreementSpi {
             throw new InvalidKeyException(algorithm + " is not available: " + e.getMessage(), e);
         }
     }
-
 }

@@ -14,6 +14,7 @@ import java.security.SignatureSpi;
 import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.util.Arrays;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import fastrandom.ec.EcCurve;
@@ -44,6 +45,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
     static final int HASHED_NATIVELY = 16 * 1024;
 
     private final Supplier<Provider> fallback;
+    private final Predicate<EcCurve> takes;
     private final String algorithm;
     private final LibCrypto.Hash hash; // null: NONEwithECDSA, the data is the digest
 
@@ -56,8 +58,9 @@ final class EngineEcdsaSignature extends SignatureSpi {
     private int length;
     private MessageDigest longMessage;
 
-    EngineEcdsaSignature(Supplier<Provider> fallback, String algorithm, LibCrypto.Hash hash) {
+    EngineEcdsaSignature(Supplier<Provider> fallback, Predicate<EcCurve> takes, String algorithm, LibCrypto.Hash hash) {
         this.fallback = fallback;
+        this.takes = takes;
         this.algorithm = algorithm;
         this.hash = hash;
     }
@@ -71,7 +74,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
     protected void engineInitSign(PrivateKey key, SecureRandom random) throws InvalidKeyException {
         forgetKey();
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams()) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes) : null;
         if (keyCurve == null) {
             delegate = fallback(algorithm);
             if (random == null) delegate.initSign(key);
@@ -87,7 +90,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
     protected void engineInitVerify(PublicKey key) throws InvalidKeyException {
         forgetKey();
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams()) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams(), takes) : null;
         if (keyCurve == null || !onCurve(keyCurve, (ECPublicKey) key)) {
             delegate = fallback(algorithm);
             delegate.initVerify(key); // the fallback refuses a bad point as it would without us

@@ -130,7 +130,7 @@ public final class EcMethods {
         PublicKey peerKey = peer instanceof org.jruby.RubyObject && isEcKey(context, peer) ? PKeyAccess.publicKey(peer) : null;
         ECPoint w = peerKey instanceof ECPublicKey ? ((ECPublicKey) peerKey).getW() : null;
         IRubyObject secret = w == null || w == ECPoint.POINT_INFINITY ? null
-                : derive(context, self, EcCurve.of(((ECPublicKey) peerKey).getParams()), w.getAffineX(), w.getAffineY());
+                : derive(context, self, EcCurve.ofBouncyCastleKey(((ECPublicKey) peerKey).getParams()), w.getAffineX(), w.getAffineY());
         return secret != null ? secret : stock(context, self, "derive", peer);
     }
 
@@ -246,11 +246,11 @@ public final class EcMethods {
         if (engine == null) return null;
         if (needPrivate) {
             PrivateKey key = PKeyAccess.privateKey(self);
-            EcCurve curve = key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams()) : null;
+            EcCurve curve = key instanceof ECPrivateKey ? EcCurve.ofBouncyCastleKey(((ECPrivateKey) key).getParams()) : null;
             return curve == null ? null : new Target(engine, key, curve);
         }
         PublicKey key = PKeyAccess.publicKey(self);
-        EcCurve curve = key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams()) : null;
+        EcCurve curve = key instanceof ECPublicKey ? EcCurve.ofBouncyCastleKey(((ECPublicKey) key).getParams()) : null;
         return curve == null ? null : new Target(engine, key, curve);
     }
 

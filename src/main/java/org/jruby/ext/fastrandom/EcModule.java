@@ -22,8 +22,9 @@ import fastrandom.jca.ProviderHook;
  * {@code FastRandom::EC}: fast elliptic curves for jruby-openssl. With
  * openssl loaded, {@code OpenSSL::PKey::EC}'s ECDSA (sign, verify,
  * dsa_sign_asn1, dsa_verify_asn1, sign_raw, verify_raw) and ECDH (derive,
- * dh_compute_key) run on OpenSSL's libcrypto for P-256, P-384, P-521 and
- * secp256k1, with stock's results and errors:
+ * dh_compute_key) run on OpenSSL's libcrypto for P-256 and P-521 (P-384
+ * and secp256k1 stay on BouncyCastle's faster code, see
+ * {@code EcCurve.beatsBouncyCastle}), with stock's results and errors:
  * <pre>
  *   FastRandom::EC.engine            # =&gt; :openssl (the default here) or :java
  *   FastRandom::EC.engine = :java    # or FAST_RANDOM_EC_ENGINE=java before openssl is loaded
