@@ -96,6 +96,49 @@ class EcWycheproofTest < Minitest::Test
     end
   end
 
+  # With verification tables (openssl_ec.c's own step-by-step ECDSA
+  # verification with a table of the key's point, which a key earns after
+  # many verifications) on every key from its first one: every verdict,
+  # through PKey#verify and dsa_verify_asn1, is the one without a table.
+  # Each group's key and table are freed after it (at most 64 tables exist).
+  { "ecdsa_secp256r1_sha256_test.json" => "SHA256", "ecdsa_secp521r1_sha512_test.json" => "SHA512" }.each do |file, digest|
+    define_method("test_#{file.delete_suffix("_test.json")}_with_verification_tables") do
+      engine = Java::FastrandomEc::EcEngines.current
+      groups = self.class.vectors(file)["testGroups"]
+      run = lambda do |after|
+        Java::FastrandomJni::EcKey.verifyTables(after, 0)
+        groups.map do |group|
+          engine.clearCaches
+          key = OpenSSL::PKey.read(unhex(group["publicKeyDer"]))
+          native_before = FastRandom::EC.stats[:openssl][:verify]
+          verdicts = group["tests"].map do |test|
+            msg = unhex(test["msg"])
+            [outcome { key.verify(digest, unhex(test["sig"]), msg) },
+             outcome { key.dsa_verify_asn1(OpenSSL::Digest.digest(digest, msg), unhex(test["sig"])) }]
+          end
+          native = FastRandom::EC.stats[:openssl][:verify] > native_before # not if every signature is malformed
+          [verdicts, native ? FastRandom::EC.stats[:verify_tables] : :none]
+        end
+      ensure
+        Java::FastrandomJni::EcKey.verifyTables(-1, 0)
+        engine.clearCaches
+      end
+      with = run.(1)
+      without = run.(0)
+      assert_operator with.count { |_, table| table == 1 }, :>=, 100
+      assert_equal [], with.map(&:last) - [1, :none], "every key that verified natively had its table"
+      assert_equal [], without.map(&:last) - [0, :none]
+      differ = groups.each_index.flat_map do |g|
+        groups[g]["tests"].each_index.filter_map do |t|
+          next if with[g][0][t] == without[g][0][t]
+
+          "tcId #{groups[g]["tests"][t]["tcId"]}: with #{with[g][0][t].inspect}, without #{without[g][0][t].inspect}"
+        end
+      end
+      assert_empty differ
+    end
+  end
+
   { "ecdh_secp256r1_test.json" => "prime256v1", "ecdh_secp384r1_test.json" => "secp384r1",
     "ecdh_secp521r1_test.json" => "secp521r1" }.each do |file, curve|
     # ECDH, invalid-curve points among the peers: the peer's key is read by

@@ -52,6 +52,11 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(int, BN_num_bits, (const BIGNUM *a)) \
     X(int, BN_is_odd, (const BIGNUM *a)) \
     X(int, BN_ucmp, (const BIGNUM *a, const BIGNUM *b)) \
+    X(int, BN_is_zero, (const BIGNUM *a)) \
+    X(const BIGNUM *, BN_value_one, (void)) \
+    X(int, BN_rshift, (BIGNUM *r, const BIGNUM *a, int n)) \
+    X(int, BN_mod_mul, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b, const BIGNUM *m, BN_CTX *ctx)) \
+    X(BIGNUM *, BN_mod_inverse, (BIGNUM *r, const BIGNUM *a, const BIGNUM *n, BN_CTX *ctx)) \
     X(void, BN_free, (BIGNUM *a)) \
     X(void, BN_clear_free, (BIGNUM *a)) \
     X(void, BN_clear, (BIGNUM *a)) \
@@ -94,6 +99,15 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(int, EC_POINT_set_affine_coordinates, (const EC_GROUP *group, EC_POINT *p, const BIGNUM *x, \
                                              const BIGNUM *y, BN_CTX *ctx)) \
     X(int, EC_POINT_is_at_infinity, (const EC_GROUP *group, const EC_POINT *p)) \
+    X(int, EC_POINT_add, (const EC_GROUP *group, EC_POINT *r, const EC_POINT *a, const EC_POINT *b, BN_CTX *ctx)) \
+    X(int, EC_POINT_get_affine_coordinates, (const EC_GROUP *group, const EC_POINT *p, BIGNUM *x, BIGNUM *y, \
+                                             BN_CTX *ctx)) \
+    X(const EC_POINT *, EC_KEY_get0_public_key, (const EC_KEY *key)) \
+    X(EC_GROUP *, EC_GROUP_dup, (const EC_GROUP *group)) \
+    X(void, EC_GROUP_free, (EC_GROUP *group)) \
+    X(int, EC_GROUP_set_generator, (EC_GROUP *group, const EC_POINT *generator, const BIGNUM *order, \
+                                    const BIGNUM *cofactor)) \
+    X(int, EC_GROUP_precompute_mult, (EC_GROUP *group, BN_CTX *ctx)) \
     X(int, EC_POINT_mul, (const EC_GROUP *group, EC_POINT *r, const BIGNUM *n, const EC_POINT *q, \
                           const BIGNUM *m, BN_CTX *ctx)) \
     X(ECDSA_SIG *, ECDSA_do_sign, (const unsigned char *dgst, int dgst_len, EC_KEY *eckey)) \

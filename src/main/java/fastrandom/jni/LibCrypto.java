@@ -23,7 +23,7 @@ public final class LibCrypto {
     private static Boolean loaded; // guarded by LibCrypto.class
     private static String failure;
     private static String version;
-    private static volatile boolean usable;
+    static volatile boolean usable; // read by EcKey.liveVerifyTables without loading
 
     private static final AtomicInteger LIVE_KEYS = new AtomicInteger();
 

@@ -16,6 +16,7 @@ import org.jruby.runtime.builtin.IRubyObject;
 import fastrandom.ec.EcEngines;
 import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
+import fastrandom.jni.EcKey;
 import fastrandom.jca.ProviderHook;
 
 /**
@@ -29,7 +30,7 @@ import fastrandom.jca.ProviderHook;
  *   FastRandom::EC.engine            # =&gt; :openssl (the default here) or :java
  *   FastRandom::EC.engine = :java    # or FAST_RANDOM_EC_ENGINE=java before openssl is loaded
  *   FastRandom::EC.engine_problem(:openssl)  # =&gt; nil, or why it cannot run here
- *   FastRandom::EC.stats             # =&gt; {openssl: {sign: 3, verify: 5, derive: 1}, java: {...}, fallbacks: 0}
+ *   FastRandom::EC.stats             # =&gt; {openssl: {sign: 3, verify: 5, derive: 1}, java: {...}, fallbacks: 0, verify_tables: 0}
  *   FastRandom::EC.installed?        # =&gt; true once openssl is loaded
  * </pre>
  * Defined in Java when first named ({@link FastRandomModule#const_missing}),
@@ -82,7 +83,10 @@ public final class EcModule {
         return reason == null ? context.nil : context.runtime.newString(reason);
     }
 
-    /** {@code {openssl: {sign:, verify:, derive:}, java: {...}, fallbacks:}} since the process started. */
+    /**
+     * {@code {openssl: {sign:, verify:, derive:}, java: {...}, fallbacks:}} since the process started,
+     * and {@code verify_tables:}, the public keys' verification tables that exist now.
+     */
     @JRubyMethod(name = "stats", meta = true)
     public static IRubyObject stats(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
@@ -95,6 +99,7 @@ public final class EcModule {
             stats.fastASet(runtime.newSymbol(engine.getKey()), counts);
         }
         stats.fastASet(runtime.newSymbol("fallbacks"), runtime.newFixnum(EcStats.fallbacks()));
+        stats.fastASet(runtime.newSymbol("verify_tables"), runtime.newFixnum(EcKey.liveVerifyTables()));
         return stats;
     }
 
