@@ -195,6 +195,28 @@ class EcEngineTest < Minitest::Test
     assert_equal expected, calls.transform_values(&outcome)
   end
 
+  # Messages longer than SignatureInput::HASHED_NATIVELY are hashed in Java
+  # as they come and their digest is signed natively: at every length
+  # around the limit, signatures made here verify on stock and stock's here.
+  def test_long_messages_sign_and_verify_as_on_stock
+    limit = Java::FastrandomJni::SignatureInput::HASHED_NATIVELY
+    key = EC.generate("prime256v1")
+    ["", "x" * limit, "y" * (limit + 1), "z" * 1_000_000].each do |message|
+      ours = nil
+      counts = operations do
+        ours = key.sign("SHA256", message)
+        assert key.verify("SHA256", ours, message), message.size
+        refute key.verify("SHA256", ours, "#{message}!"), message.size
+      end
+      assert_equal({ openssl: 3, java: 0 }, counts, message.size)
+      theirs = stock do
+        assert key.verify("SHA256", ours, message), "stock verifies ours, #{message.size} bytes"
+        key.sign("SHA256", message)
+      end
+      assert key.verify("SHA256", theirs, message), "stock's verifies here, #{message.size} bytes"
+    end
+  end
+
   def test_many_threads_sign_and_verify_with_one_key
     key = EC.generate("prime256v1")
     results = Array.new(8) do

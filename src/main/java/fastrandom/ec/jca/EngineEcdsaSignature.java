@@ -2,7 +2,6 @@ package fastrandom.ec.jca;
 
 import java.math.BigInteger;
 import java.security.InvalidKeyException;
-import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.Provider;
@@ -13,7 +12,6 @@ import java.security.SignatureException;
 import java.security.SignatureSpi;
 import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
-import java.util.Arrays;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -23,13 +21,14 @@ import fastrandom.ec.EcEngines;
 import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
 import fastrandom.jni.LibCrypto;
+import fastrandom.jni.SignatureInput;
 import fastrandom.random.Diagnostics;
 
 /**
  * An ECDSA signature (SHA*withECDSA, or NONEwithECDSA on a given digest) on
  * the {@code :openssl} EC engine: one native call per signature or
- * verification (the message, up to {@link #HASHED_NATIVELY} bytes, hashed
- * in it; a longer one hashed here as it streams in). Signatures are DER, as
+ * verification (the message hashed in it, or here as it streams in when
+ * long: {@link SignatureInput}). Signatures are DER, as
  * BouncyCastle's; a signature to verify is decoded exactly as BouncyCastle
  * decodes it ({@link DsaEncoding}: strict DER, r and s below the order), so
  * the verdicts are BouncyCastle's (and the JDK's).
@@ -41,9 +40,6 @@ import fastrandom.random.Diagnostics;
  * provider in the JVM's list.
  */
 final class EngineEcdsaSignature extends SignatureSpi {
-    /** Messages up to this long are hashed inside the native call. */
-    static final int HASHED_NATIVELY = 16 * 1024;
-
     private final Supplier<Provider> fallback;
     private final Predicate<EcCurve> takes;
     private final String algorithm;
@@ -54,15 +50,14 @@ final class EngineEcdsaSignature extends SignatureSpi {
     private EcCurve curve;
     private ECPrivateKey signingKey;
     private ECPublicKey verifyingKey;
-    private byte[] message = new byte[128];
-    private int length;
-    private MessageDigest longMessage;
+    private final SignatureInput message;
 
     EngineEcdsaSignature(Supplier<Provider> fallback, Predicate<EcCurve> takes, String algorithm, LibCrypto.Hash hash) {
         this.fallback = fallback;
         this.takes = takes;
         this.algorithm = algorithm;
         this.hash = hash;
+        this.message = new SignatureInput(hash);
     }
 
     @Override
@@ -112,17 +107,8 @@ final class EngineEcdsaSignature extends SignatureSpi {
             delegate.update(b, off, len);
         } else if (engine == null) {
             throw new SignatureException("object not initialized for signing or verification");
-        } else if (longMessage != null) {
-            longMessage.update(b, off, len);
-        } else if (hash != null && len > HASHED_NATIVELY - length) {
-            longMessage = jdkDigest();
-            longMessage.update(message, 0, length);
-            longMessage.update(b, off, len);
-            length = 0;
         } else {
-            if (length + len > message.length) message = Arrays.copyOf(message, Math.max(length + len, 2 * message.length));
-            System.arraycopy(b, off, message, length, len);
-            length += len;
+            message.update(b, off, len);
         }
     }
 
@@ -134,11 +120,8 @@ final class EngineEcdsaSignature extends SignatureSpi {
         }
         if (signingKey == null) throw new SignatureException("object not initialized for signing");
         try {
-            boolean prehashed = hash == null || longMessage != null;
-            byte[] data = longMessage != null ? longMessage.digest() : message;
-            int dataLength = longMessage != null ? data.length : length;
             try {
-                byte[] signature = engine.sign(signingKey, curve, hash, data, 0, dataLength, prehashed);
+                byte[] signature = engine.sign(signingKey, curve, hash, message.data(), 0, message.length(), message.prehashed());
                 EcStats.count(OpenSslEcEngine.NAME, EcStats.Operation.SIGN);
                 return signature;
             } catch (EcEngineException e) {
@@ -149,8 +132,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
             EcStats.count(EcEngines.JAVA, EcStats.Operation.SIGN);
             Signature plain = fallback("NONEwithECDSA");
             plain.initSign(signingKey);
-            byte[] digest = prehashed ? data : digest(data, dataLength);
-            plain.update(digest, 0, prehashed ? dataLength : digest.length);
+            plain.update(message.digest());
             return plain.sign();
         } catch (InvalidKeyException e) {
             throw new SignatureException(e.toString(), e);
@@ -173,11 +155,9 @@ final class EngineEcdsaSignature extends SignatureSpi {
             } catch (Exception e) {
                 throw new SignatureException("error decoding signature bytes."); // BouncyCastle's words
             }
-            boolean prehashed = hash == null || longMessage != null;
-            byte[] data = longMessage != null ? longMessage.digest() : message;
-            int dataLength = longMessage != null ? data.length : length;
             try {
-                boolean valid = engine.verify(verifyingKey, curve, hash, data, 0, dataLength, prehashed, rs[0], rs[1]);
+                boolean valid = engine.verify(verifyingKey, curve, hash, message.data(), 0, message.length(), message.prehashed(),
+                        rs[0], rs[1]);
                 EcStats.count(OpenSslEcEngine.NAME, EcStats.Operation.VERIFY);
                 return valid;
             } catch (EcEngineException e) {
@@ -186,8 +166,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
             EcStats.count(EcEngines.JAVA, EcStats.Operation.VERIFY);
             Signature plain = fallback("NONEwithECDSA");
             plain.initVerify(verifyingKey);
-            byte[] digest = prehashed ? Arrays.copyOf(data, dataLength) : digest(data, dataLength);
-            plain.update(digest);
+            plain.update(message.digest());
             return plain.verify(signature);
         } catch (InvalidKeyException e) {
             throw new SignatureException(e.toString(), e);
@@ -223,21 +202,6 @@ final class EngineEcdsaSignature extends SignatureSpi {
         }
     }
 
-    private MessageDigest jdkDigest() throws SignatureException {
-        String name = hash == LibCrypto.Hash.SHA1 ? "SHA-1" : "SHA-" + hash.name().substring(3);
-        try {
-            return MessageDigest.getInstance(name);
-        } catch (NoSuchAlgorithmException e) {
-            throw new SignatureException("no " + name + " digest: " + e.getMessage());
-        }
-    }
-
-    private byte[] digest(byte[] data, int dataLength) throws SignatureException {
-        MessageDigest digest = jdkDigest();
-        digest.update(data, 0, dataLength);
-        return digest.digest();
-    }
-
     private static void warnFallback(EcEngineException e) {
         Diagnostics.warnOnce("the openssl EC engine failed (" + e.getMessage() + "); such operations run on jruby-openssl's Java code");
         EcStats.countFallback();
@@ -254,8 +218,6 @@ final class EngineEcdsaSignature extends SignatureSpi {
 
     /** Back to the state after init: the same key, nothing buffered. */
     private void reset() {
-        Arrays.fill(message, 0, length, (byte) 0);
-        length = 0;
-        longMessage = null;
+        message.reset();
     }
 }

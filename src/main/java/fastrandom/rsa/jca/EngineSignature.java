@@ -2,14 +2,11 @@ package fastrandom.rsa.jca;
 
 import java.math.BigInteger;
 import java.security.InvalidKeyException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SignatureException;
 import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
-import java.util.Arrays;
 
 import org.bouncycastle.asn1.ASN1Encoding;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
@@ -23,6 +20,7 @@ import org.bouncycastle.crypto.engines.RSABlindedEngine;
 import org.bouncycastle.jcajce.provider.asymmetric.rsa.DigestSignatureSpi;
 
 import fastrandom.jni.LibCrypto;
+import fastrandom.jni.SignatureInput;
 import fastrandom.random.Diagnostics;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
@@ -37,8 +35,8 @@ import fastrandom.rsa.RsaStats;
  * (DigestInfo encoding, padding, verification) over {@link RsaBlockEngine},
  * and, on the {@code :openssl} engine with SHA-1 or SHA-2, one native call
  * per signature or verification ({@link OpenSslRsaEngine#signPkcs1}): the
- * message (up to {@link #HASHED_NATIVELY} bytes; a longer one is hashed here
- * with the JDK's digest, and its digest signed), DigestInfo, padding and
+ * message (hashed in the call, or here as it streams in when long:
+ * {@link SignatureInput}), DigestInfo, padding and
  * exponentiation, with everything per key cached.
  *
  * <p>Results are BouncyCastle's, byte for byte: signatures are
@@ -52,9 +50,6 @@ import fastrandom.rsa.RsaStats;
  * any engine failure run on BouncyCastle's code, as on stock.
  */
 final class EngineSignature extends DigestSignatureSpi {
-    /** Messages up to this long are hashed inside the native call; longer ones here, as they stream in. */
-    static final int HASHED_NATIVELY = 16 * 1024;
-
     private final ASN1ObjectIdentifier digestOid;
     private final LibCrypto.Hash hash; // null: never the one-call path
 
@@ -63,15 +58,14 @@ final class EngineSignature extends DigestSignatureSpi {
     private RSAPrivateCrtKey jcaSigningKey;
     private RsaPrivateKey signingKey;
     private RSAPublicKey verifyingKey;
-    private byte[] message = new byte[256];
-    private int length;
-    private MessageDigest longMessage; // once the message outgrows HASHED_NATIVELY
+    private final SignatureInput message;
 
     /** With a DigestInfo for {@code digestOid} (SHA256withRSA and the like); {@code hash} when libcrypto has it. */
     EngineSignature(ASN1ObjectIdentifier digestOid, Digest digest, LibCrypto.Hash hash) {
         super(digestOid, digest, new PKCS1Encoding(new RsaBlockEngine()));
         this.digestOid = digestOid;
         this.hash = hash;
+        this.message = new SignatureInput(hash);
     }
 
     /** Without DigestInfo (NONEwithRSA: the data is signed as given). */
@@ -79,6 +73,7 @@ final class EngineSignature extends DigestSignatureSpi {
         super(digest, new PKCS1Encoding(new RsaBlockEngine()));
         this.digestOid = null;
         this.hash = null;
+        this.message = new SignatureInput(null); // unused: NONEwithRSA never takes the one-call path
     }
 
     @Override
@@ -123,17 +118,8 @@ final class EngineSignature extends DigestSignatureSpi {
     protected void engineUpdate(byte[] b, int off, int len) throws SignatureException {
         if (engine == null) {
             super.engineUpdate(b, off, len);
-        } else if (longMessage != null) {
-            longMessage.update(b, off, len);
-        } else if (len > HASHED_NATIVELY - length) {
-            longMessage = jdkDigest();
-            longMessage.update(message, 0, length);
-            longMessage.update(b, off, len);
-            length = 0;
         } else {
-            if (length + len > message.length) message = Arrays.copyOf(message, Math.max(length + len, 2 * message.length));
-            System.arraycopy(b, off, message, length, len);
-            length += len;
+            message.update(b, off, len);
         }
     }
 
@@ -141,22 +127,19 @@ final class EngineSignature extends DigestSignatureSpi {
     protected byte[] engineSign() throws SignatureException {
         if (engine == null) return super.engineSign();
         if (signingKey == null) throw new SignatureException("object not initialized for signing");
-        boolean prehashed = longMessage != null;
-        byte[] data = prehashed ? longMessage.digest() : message;
-        int dataLength = prehashed ? data.length : length;
         RsaEngine current = engine;
         try {
-            byte[] signature = engine.signPkcs1(signingKey, hash, data, 0, dataLength, prehashed);
+            byte[] signature = engine.signPkcs1(signingKey, hash, message.data(), 0, message.length(), message.prehashed());
             RsaStats.count(OpenSslRsaEngine.NAME, true);
             return signature;
         } catch (InconsistentKeyException e) {
             // Not a key an engine takes: BouncyCastle signs it, and fails on it exactly as stock does.
             RsaStats.count(RsaEngines.JAVA, true);
-            return plainSign(prehashed ? data : digest(data, dataLength));
+            return plainSign(message.digest());
         } catch (RsaEngineException e) {
             warnFallback(current, e);
             RsaStats.count(RsaEngines.JAVA, true);
-            return plainSign(prehashed ? data : digest(data, dataLength));
+            return plainSign(message.digest());
         } finally {
             reset();
         }
@@ -166,9 +149,6 @@ final class EngineSignature extends DigestSignatureSpi {
     protected boolean engineVerify(byte[] signature) throws SignatureException {
         if (engine == null) return super.engineVerify(signature);
         if (verifyingKey == null) throw new SignatureException("object not initialized for verification");
-        boolean prehashed = longMessage != null;
-        byte[] data = prehashed ? longMessage.digest() : message;
-        int dataLength = prehashed ? data.length : length;
         RsaEngine current = engine;
         try {
             // As BouncyCastle reads it: too long is false, shorter is left-padded with zeros.
@@ -176,13 +156,13 @@ final class EngineSignature extends DigestSignatureSpi {
             if (signature.length > modulusBytes) return false;
             byte[] padded = signature.length == modulusBytes ? signature : leftPadded(signature, modulusBytes);
             boolean valid = engine.verifyPkcs1(verifyingKey.getModulus(), verifyingKey.getPublicExponent(), hash,
-                    data, 0, dataLength, prehashed, padded);
+                    message.data(), 0, message.length(), message.prehashed(), padded);
             RsaStats.count(OpenSslRsaEngine.NAME, false);
             return valid;
         } catch (RsaEngineException e) {
             warnFallback(current, e);
             RsaStats.count(RsaEngines.JAVA, false);
-            return plainVerify(prehashed ? data : digest(data, dataLength), signature);
+            return plainVerify(message.digest(), signature);
         } finally {
             reset();
         }
@@ -224,24 +204,7 @@ final class EngineSignature extends DigestSignatureSpi {
         jcaSigningKey = null;
         signingKey = null;
         verifyingKey = null;
-        Arrays.fill(message, 0, length, (byte) 0);
-        length = 0;
-        longMessage = null;
-    }
-
-    private MessageDigest jdkDigest() throws SignatureException {
-        String name = hash == LibCrypto.Hash.SHA1 ? "SHA-1" : "SHA-" + hash.name().substring(3);
-        try {
-            return MessageDigest.getInstance(name);
-        } catch (NoSuchAlgorithmException e) {
-            throw new SignatureException("no " + name + " digest: " + e.getMessage());
-        }
-    }
-
-    private byte[] digest(byte[] data, int dataLength) throws SignatureException {
-        MessageDigest digest = jdkDigest();
-        digest.update(data, 0, dataLength);
-        return digest.digest();
+        message.reset();
     }
 
     private void warnFallback(RsaEngine failed, RsaEngineException e) {

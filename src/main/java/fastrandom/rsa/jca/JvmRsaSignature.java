@@ -12,10 +12,10 @@ import java.security.Signature;
 import java.security.SignatureException;
 import java.security.SignatureSpi;
 import java.security.interfaces.RSAPublicKey;
-import java.util.Arrays;
 import java.util.function.BiFunction;
 
 import fastrandom.jni.LibCrypto;
+import fastrandom.jni.SignatureInput;
 import fastrandom.random.Diagnostics;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
@@ -27,14 +27,12 @@ import fastrandom.rsa.RsaStats;
 /**
  * The JVM-wide provider's SHA*withRSA (RSASSA-PKCS1-v1_5), for any Java RSA
  * key: one native call per signature or verification on the {@code :openssl}
- * engine (a message up to 16 KiB hashed in it, a longer one hashed here as
- * it streams in). Keys the engine does not take (no CRT values, an even or
+ * engine (the message hashed in it, or here as it streams in when long:
+ * {@link SignatureInput}). Keys the engine does not take (no CRT values, an even or
  * oversized modulus), another engine, and any engine failure (with one
  * warning) go to the next provider in the JVM's list, with its results.
  */
 public final class JvmRsaSignature extends SignatureSpi {
-    private static final int HASHED_NATIVELY = 16 * 1024;
-
     private final String algorithm;
     private final LibCrypto.Hash hash;
     private final BiFunction<String, String, Provider> next; // (type, algorithm) -> the provider after ours
@@ -44,14 +42,13 @@ public final class JvmRsaSignature extends SignatureSpi {
     private PrivateKey jcaSigningKey;
     private RsaPrivateKey signingKey;
     private RSAPublicKey verifyingKey;
-    private byte[] message = new byte[256];
-    private int length;
-    private MessageDigest longMessage;
+    private final SignatureInput message;
 
     public JvmRsaSignature(String algorithm, LibCrypto.Hash hash, BiFunction<String, String, Provider> next) {
         this.algorithm = algorithm;
         this.hash = hash;
         this.next = next;
+        this.message = new SignatureInput(hash);
     }
 
     @Override
@@ -100,17 +97,8 @@ public final class JvmRsaSignature extends SignatureSpi {
             delegate.update(b, off, len);
         } else if (engine == null) {
             throw new SignatureException("object not initialized for signing or verification");
-        } else if (longMessage != null) {
-            longMessage.update(b, off, len);
-        } else if (len > HASHED_NATIVELY - length) {
-            longMessage = jdkDigest(hash);
-            longMessage.update(message, 0, length);
-            longMessage.update(b, off, len);
-            length = 0;
         } else {
-            if (length + len > message.length) message = Arrays.copyOf(message, Math.max(length + len, 2 * message.length));
-            System.arraycopy(b, off, message, length, len);
-            length += len;
+            message.update(b, off, len);
         }
     }
 
@@ -118,12 +106,9 @@ public final class JvmRsaSignature extends SignatureSpi {
     protected byte[] engineSign() throws SignatureException {
         if (delegate != null) return delegate.sign();
         if (signingKey == null) throw new SignatureException("object not initialized for signing");
-        boolean prehashed = longMessage != null;
-        byte[] data = prehashed ? longMessage.digest() : message;
-        int dataLength = prehashed ? data.length : length;
         try {
             try {
-                byte[] signature = engine.signPkcs1(signingKey, hash, data, 0, dataLength, prehashed);
+                byte[] signature = engine.signPkcs1(signingKey, hash, message.data(), 0, message.length(), message.prehashed());
                 RsaStats.count(OpenSslRsaEngine.NAME, true);
                 return signature;
             } catch (InconsistentKeyException e) {
@@ -132,7 +117,7 @@ public final class JvmRsaSignature extends SignatureSpi {
                 warnFallback(e);
             }
             RsaStats.count(RsaEngines.JAVA, true);
-            byte[] digestInfo = hash.digestInfo(prehashed ? data : digest(data, dataLength));
+            byte[] digestInfo = hash.digestInfo(message.digest());
             return NextRsa.privateEncrypt(next, "PKCS1Padding", jcaSigningKey, digestInfo);
         } finally {
             reset();
@@ -143,21 +128,19 @@ public final class JvmRsaSignature extends SignatureSpi {
     protected boolean engineVerify(byte[] signature) throws SignatureException {
         if (delegate != null) return delegate.verify(signature);
         if (verifyingKey == null) throw new SignatureException("object not initialized for verification");
-        boolean prehashed = longMessage != null;
-        byte[] data = prehashed ? longMessage.digest() : message;
-        int dataLength = prehashed ? data.length : length;
         BigInteger n = verifyingKey.getModulus();
         try {
             RsaKeys.requireSignatureLength(signature, n);
             try {
-                boolean valid = engine.verifyPkcs1(n, verifyingKey.getPublicExponent(), hash, data, 0, dataLength, prehashed, signature);
+                boolean valid = engine.verifyPkcs1(n, verifyingKey.getPublicExponent(), hash, message.data(), 0,
+                        message.length(), message.prehashed(), signature);
                 RsaStats.count(OpenSslRsaEngine.NAME, false);
                 return valid;
             } catch (RsaEngineException e) {
                 warnFallback(e);
             }
             RsaStats.count(RsaEngines.JAVA, false);
-            byte[] digestInfo = hash.digestInfo(prehashed ? data : digest(data, dataLength));
+            byte[] digestInfo = hash.digestInfo(message.digest());
             byte[] recovered = NextRsa.publicDecrypt(next, "PKCS1Padding", verifyingKey, signature);
             return recovered != null && MessageDigest.isEqual(recovered, digestInfo);
         } finally {
@@ -187,21 +170,6 @@ public final class JvmRsaSignature extends SignatureSpi {
         }
     }
 
-    static MessageDigest jdkDigest(LibCrypto.Hash hash) throws SignatureException {
-        String name = hash == LibCrypto.Hash.SHA1 ? "SHA-1" : "SHA-" + hash.name().substring(3);
-        try {
-            return MessageDigest.getInstance(name);
-        } catch (NoSuchAlgorithmException e) {
-            throw new SignatureException("no " + name + " digest: " + e.getMessage());
-        }
-    }
-
-    private byte[] digest(byte[] data, int dataLength) throws SignatureException {
-        MessageDigest digest = jdkDigest(hash);
-        digest.update(data, 0, dataLength);
-        return digest.digest();
-    }
-
     static void warnFallback(RsaEngineException e) {
         Diagnostics.warnOnce("the openssl RSA engine failed (" + e.getMessage() + "); such operations run on the next JCA provider");
         RsaStats.countFallback();
@@ -218,8 +186,6 @@ public final class JvmRsaSignature extends SignatureSpi {
 
     /** Back to the state after init: the same key, nothing buffered. */
     private void reset() {
-        Arrays.fill(message, 0, length, (byte) 0);
-        length = 0;
-        longMessage = null;
+        message.reset();
     }
 }
