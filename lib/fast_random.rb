@@ -19,7 +19,21 @@ unless RUBY_ENGINE == "jruby"
   return
 end
 
-require "securerandom"
+# Stock's securerandom.rb adds nothing that fast_random does not replace
+# but SecureRandom::VERSION, and as a default gem (RubyGems reads its
+# specification first) it costs a cold process 10 to 20 ms, more than all
+# of fast_random. So unless it is loaded already, SecureRandom is defined
+# here as that file defines it (a module extended by Random::Formatter),
+# and the file loads when SecureRandom::VERSION is first named or something
+# requires "securerandom" (fast_random's methods stay in front).
+unless defined?(SecureRandom)
+  require "random/formatter"
+  module SecureRandom
+    extend Random::Formatter
+    # JRuby 10's securerandom (0.4) has a VERSION; 9.4's (0.2.0) has none.
+    autoload :VERSION, "securerandom" if RUBY_VERSION >= "3.4"
+  end
+end
 # The plain (platform "ruby") gem, which MRI installs, has no jar.
 unless File.exist?(File.join(__dir__, "fast_random", "fast_random.jar"))
   raise LoadError, "fast_random #{FastRandom::VERSION} has no fast_random.jar here (#{__dir__}/fast_random): " \

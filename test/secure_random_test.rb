@@ -140,6 +140,26 @@ class SecureRandomTest < Minitest::Test
     assert_equal "[true, FastRandom::SecureRandomMethods, 36]", out.lines.last.strip
   end
 
+  # require "fast_random" alone does not load stock's securerandom.rb (a
+  # default gem: 10 to 20 ms of a cold start); SecureRandom is the same
+  # module (extended by Random::Formatter, with its VERSION on JRuby 10),
+  # and loading the file later, as Rails does, keeps fast_random's methods.
+  def test_stock_securerandom_loads_only_when_asked_for
+    out, err, status = TestHelper.jruby(<<~'RUBY')
+      require "fast_random"
+      before = $LOADED_FEATURES.grep(%r{/securerandom\.rb\z}).size
+      shape = [SecureRandom.class, SecureRandom.singleton_class.include?(Random::Formatter), SecureRandom.uuid.size]
+      version = defined?(SecureRandom::VERSION) && SecureRandom::VERSION
+      loaded = require("securerandom") | $LOADED_FEATURES.grep(%r{/securerandom\.rb\z}).any?
+      owners = %i[uuid bytes gen_random random_bytes hex random_number].map { |m| SecureRandom.method(m).owner }.uniq
+      p [before, shape, version, loaded, owners, SecureRandom.hex(3.5).size]
+    RUBY
+    assert status.success?, err
+    expected_version = RUBY_VERSION >= "3.4" ? Gem::Specification.find_by_name("securerandom").version.to_s : nil
+    assert_equal "[0, [Module, true, 36], #{expected_version.inspect}, true, [FastRandom::SecureRandomMethods], 6]",
+                 out.lines.last.strip
+  end
+
   def test_java_entry_point
     assert_match UUID_V4, Java::Fastrandom::FastRandom.uuid
     assert_match UUID_V7, Java::Fastrandom::FastRandom.uuidV7
