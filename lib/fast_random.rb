@@ -27,7 +27,10 @@ end
 # and the file loads when SecureRandom::VERSION is first named or something
 # requires "securerandom" (fast_random's methods stay in front).
 unless defined?(SecureRandom)
-  require "random/formatter"
+  # Past RubyGems' require, which on JRuby 9.4 activates the securerandom
+  # default gem this file belongs to (another 10 ms); $LOAD_PATH decides
+  # which file loads, as it would.
+  respond_to?(:gem_original_require, true) ? gem_original_require("random/formatter") : require("random/formatter")
   module SecureRandom
     extend Random::Formatter
     # JRuby 10's securerandom (0.4) has a VERSION; 9.4's (0.2.0) has none.
