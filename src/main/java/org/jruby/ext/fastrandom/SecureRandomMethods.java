@@ -117,7 +117,7 @@ public final class SecureRandomMethods {
     @JRubyMethod(name = "urlsafe_base64")
     public static IRubyObject urlsafe_base64(ThreadContext context, IRubyObject self, IRubyObject n, IRubyObject padding) {
         if (!n.isNil() && !ByteCount.isInteger(n)) {
-            return Super.call(context, self, PATH, "urlsafe_base64", n, padding);
+            return Super.call(context, withStockFile(context, self), PATH, "urlsafe_base64", n, padding);
         }
         return encoded(context, Call.URLSAFE_BASE64, padding.isTrue() ? URLSAFE_BASE64 : URLSAFE_BASE64_UNPADDED, n);
     }
@@ -253,6 +253,18 @@ public final class SecureRandomMethods {
     }
 
     private static IRubyObject callSuper(ThreadContext context, IRubyObject self, String name, IRubyObject arg) {
-        return Super.call(context, self, PATH, name, arg);
+        return Super.call(context, withStockFile(context, self), PATH, name, arg);
+    }
+
+    /**
+     * Arguments that are not Integers go to stock's methods, for their exact
+     * conversions and errors: {@code bytes} and {@code gen_random} are
+     * stock's securerandom.rb's, which lib/fast_random.rb does not load
+     * (see there), so it is loaded now (once; past RubyGems, as
+     * random/formatter).
+     */
+    private static IRubyObject withStockFile(ThreadContext context, IRubyObject self) {
+        context.runtime.getLoadService().require("securerandom");
+        return self;
     }
 }
