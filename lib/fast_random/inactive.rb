@@ -61,56 +61,39 @@ module FastRandom
   end
 
   # fast_random's RSA and EC engines are for jruby-openssl; MRI's
-  # OpenSSL::PKey::RSA and ::EC are OpenSSL's own.
+  # OpenSSL::PKey::RSA and ::EC are OpenSSL's own. Both modules answer for
+  # an engine not in use (FastRandom::RSA.engine_problem(:gmp), ...).
+  module InactiveEngine
+    def engine
+      nil
+    end
+
+    def engine=(name)
+      kind = self.name.split("::").last
+      raise self::EngineUnavailableError, "cannot use #{kind} engine #{name.inspect}: #{INACTIVE_REASON}"
+    end
+
+    def engine_problem(_name)
+      INACTIVE_REASON
+    end
+
+    def installed?
+      false
+    end
+
+    def stats
+      {}
+    end
+  end
+  private_constant :InactiveEngine
+
   module RSA
     class EngineUnavailableError < FastRandom::Error; end
-
-    class << self
-      def engine
-        nil
-      end
-
-      def engine=(name)
-        raise EngineUnavailableError, "cannot use RSA engine #{name.inspect}: #{INACTIVE_REASON}"
-      end
-
-      def engine_problem(_name)
-        INACTIVE_REASON
-      end
-
-      def installed?
-        false
-      end
-
-      def stats
-        {}
-      end
-    end
+    extend InactiveEngine
   end
 
   module EC
     class EngineUnavailableError < FastRandom::Error; end
-
-    class << self
-      def engine
-        nil
-      end
-
-      def engine=(name)
-        raise EngineUnavailableError, "cannot use EC engine #{name.inspect}: #{INACTIVE_REASON}"
-      end
-
-      def engine_problem(_name)
-        INACTIVE_REASON
-      end
-
-      def installed?
-        false
-      end
-
-      def stats
-        {}
-      end
-    end
+    extend InactiveEngine
   end
 end
