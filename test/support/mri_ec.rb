@@ -8,27 +8,17 @@
 #   ruby test/support/mri_ec.rb verify < checks  # verdicts for JRuby's signatures
 #
 # The JRuby side requires this file for MriEc.run, which starts MRI.
-require "json"
-require "open3"
+require_relative "mri_script"
 
 module MriEc
+  extend MriScript
+
   CURVES = %w[prime256v1 secp384r1 secp521r1 secp256k1].freeze
   DIGESTS = %w[SHA1 SHA224 SHA256 SHA384 SHA512].freeze
   MESSAGE = "fast_random: the same bytes everywhere"
 
-  def self.hex(bytes) = bytes.unpack1("H*")
-  def self.unhex(text) = [text].pack("H*")
-
-  # Runs this file with MRI (Debian's ruby, installed by bin/setup); returns its JSON.
-  def self.run(command, input = "")
-    ruby = ENV.fetch("FAST_RANDOM_MRI", "/usr/bin/ruby")
-    raise "MRI (#{ruby}) is missing: bin/setup installs Debian's ruby" unless File.executable?(ruby)
-
-    out, err, status = Open3.capture3(ruby, __FILE__, command, stdin_data: input)
-    raise "MRI failed (#{command}): #{err}" unless status.success?
-
-    JSON.parse(out)
-  end
+  # Runs this file with MRI; returns its JSON.
+  def self.run(command, input = "") = run_script(__FILE__, command, input)
 
   # Per curve, two keys (PEM and PKCS#8 DER, their public halves, the
   # private scalar and public point), MRI's signatures of MESSAGE with every

@@ -7,29 +7,19 @@
 #   ruby test/support/mri_rsa.rb verify < checks   # verdicts for JRuby's PSS signatures
 #
 # The JRuby side requires this file for MriRsa.run, which starts MRI.
-require "json"
-require "open3"
+require_relative "mri_script"
 
 module MriRsa
+  extend MriScript
+
   MESSAGE = "fast_random: the same bytes everywhere"
   DIGESTS = %w[SHA1 SHA256 SHA384 SHA512].freeze
   # [bits, public exponent]: every size the issue names, with e = 65537 and e = 3.
   KEYS = [[1024, 65_537], [1024, 3], [2048, 65_537], [2048, 3], [3072, 65_537], [3072, 3],
           [4096, 65_537], [4096, 3]].freeze
 
-  def self.hex(bytes) = bytes.unpack1("H*")
-  def self.unhex(text) = [text].pack("H*")
-
-  # Runs this file with MRI (Debian's ruby, installed by bin/setup); returns its JSON.
-  def self.run(command, input = "")
-    ruby = ENV.fetch("FAST_RANDOM_MRI", "/usr/bin/ruby")
-    raise "MRI (#{ruby}) is missing: bin/setup installs Debian's ruby" unless File.executable?(ruby)
-
-    out, err, status = Open3.capture3(ruby, __FILE__, command, stdin_data: input)
-    raise "MRI failed (#{command}): #{err}" unless status.success?
-
-    JSON.parse(out)
-  end
+  # Runs this file with MRI; returns its JSON.
+  def self.run(command, input = "") = run_script(__FILE__, command, input)
 
   # Keys (PKCS#1 PEM and PKCS#8 DER), and for each: PKCS#1 v1.5 signatures of
   # MESSAGE, sign_raw of its SHA-256, private_encrypt with PKCS#1 and with no
