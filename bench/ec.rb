@@ -46,13 +46,6 @@ module Bench
       end
     end
 
-    # In chunks, so the loop method is JIT-compiled (see Calls.run).
-    def run(n, chunk = 100)
-      full, rest = n.divmod(chunk)
-      full.times { yield chunk }
-      yield rest
-    end
-
     # [label, key, peer] to time: every curve's PEM keys, and P-256's generated ones.
     def keys
       loaded = ECKeys::CURVES.map do |curve|
@@ -70,8 +63,8 @@ Bench.ips do |x|
     signature = key.sign(digest, calls::DATA)
     raise "ECDH disagrees" unless key.derive(peer) == peer.derive(key)
 
-    x.report("sign #{label}") { |times| calls.run(times) { |n| calls.sign(key, digest, n) } }
-    x.report("verify #{label}") { |times| calls.run(times) { |n| calls.verify(key, digest, signature, n) } }
-    x.report("derive #{label}") { |times| calls.run(times) { |n| calls.derive(key, peer, n) } }
+    x.report("sign #{label}") { |times| Bench.in_chunks(times, 100) { |n| calls.sign(key, digest, n) } }
+    x.report("verify #{label}") { |times| Bench.in_chunks(times, 100) { |n| calls.verify(key, digest, signature, n) } }
+    x.report("derive #{label}") { |times| Bench.in_chunks(times, 100) { |n| calls.derive(key, peer, n) } }
   end
 end

@@ -31,9 +31,7 @@ module Bench
     end
 
     def run(app, env, n)
-      full, rest = n.divmod(CHUNK)
-      full.times { requests(app, env, CHUNK) }
-      requests(app, env, rest)
+      Bench.in_chunks(n, CHUNK) { |chunk| requests(app, env, chunk) }
     end
   end
 end

@@ -52,13 +52,6 @@ module Bench
         i += 1
       end
     end
-
-    # In chunks, so the loop method is JIT-compiled (see Calls.run).
-    def run(n, chunk = 50)
-      full, rest = n.divmod(chunk)
-      full.times { yield chunk }
-      yield rest
-    end
   end
 end
 
@@ -70,9 +63,9 @@ Bench.ips do |x|
     ciphertext = key.public_encrypt(calls::DATA)
     raise "private_decrypt does not round-trip" unless key.private_decrypt(ciphertext) == calls::DATA
 
-    x.report("sign #{bits}") { |times| calls.run(times) { |n| calls.sign(key, n) } }
-    x.report("verify #{bits}") { |times| calls.run(times, 500) { |n| calls.verify(key, signature, n) } }
-    x.report("public_encrypt #{bits}") { |times| calls.run(times, 500) { |n| calls.public_encrypt(key, n) } }
-    x.report("private_decrypt #{bits}") { |times| calls.run(times) { |n| calls.private_decrypt(key, ciphertext, n) } }
+    x.report("sign #{bits}") { |times| Bench.in_chunks(times, 50) { |n| calls.sign(key, n) } }
+    x.report("verify #{bits}") { |times| Bench.in_chunks(times, 500) { |n| calls.verify(key, signature, n) } }
+    x.report("public_encrypt #{bits}") { |times| Bench.in_chunks(times, 500) { |n| calls.public_encrypt(key, n) } }
+    x.report("private_decrypt #{bits}") { |times| Bench.in_chunks(times, 50) { |n| calls.private_decrypt(key, ciphertext, n) } }
   end
 end

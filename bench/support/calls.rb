@@ -36,16 +36,11 @@ module Bench
 
     CHUNK = 1_000
 
-    # Makes the call named +name+ n times, in chunks of CHUNK calls: JRuby
-    # JIT-compiles a method once it has been called 50 times, and the JVM
-    # optimizes best a method called often, so a hot loop method called a
-    # few times with a huge n (as benchmark-ips would) would be measured
-    # interpreted or half-optimized, as no hot method of a running app is.
+    # Makes the call named +name+ n times, in chunks of CHUNK calls (see
+    # Bench.in_chunks).
     def run(name, n)
       method = ALL.fetch(name).loop_method
-      full, rest = n.divmod(CHUNK)
-      full.times { public_send(method, CHUNK) }
-      public_send(method, rest)
+      Bench.in_chunks(n, CHUNK) { |chunk| public_send(method, chunk) }
     end
 
     def uuid(n)

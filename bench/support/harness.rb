@@ -27,6 +27,16 @@ module Bench
     end
   end
 
+  # Yields chunk sizes that add up to n, for a timed loop method to be
+  # called with: a method called many times is JIT-compiled and optimized
+  # as a running app's hot code is, where one call with a huge n (as
+  # benchmark-ips would make) would be measured interpreted or half-optimized.
+  def in_chunks(n, chunk)
+    full, rest = n.divmod(chunk)
+    full.times { yield chunk }
+    yield rest
+  end
+
   def load_subject
     require "securerandom"
     require "fast_random" if variant == "fast_random"
