@@ -112,7 +112,28 @@ class ConcurrencyTest < Minitest::Test
     assert_equal "[true, [0, 0], true, 1]", out.lines.last.strip
   end
 
+  # FastRandom::Generator and FastRandom::EC are defined when first named;
+  # threads naming them at once all see them complete (each is published
+  # only once its methods are defined: before, a thread could see the
+  # module and miss its methods).
+  def test_modules_defined_on_first_use_are_complete_for_every_thread
+    out, err, status = TestHelper.jruby(<<~'RUBY')
+      require "fast_random"
+      barrier = java.util.concurrent.CyclicBarrier.new(8)
+      threads = Array.new(8) do |i|
+        Thread.new do
+          barrier.await
+          i.even? ? FastRandom::Generator.thread_state.class : FastRandom::EC.stats.class
+        end
+      end
+      p threads.map(&:value).uniq
+    RUBY
+    assert status.success?, err
+    assert_equal "[Hash]", out.lines.last.strip
+  end
+
   def test_a_thread_gets_its_own_generator_once_it_proves_busy
+    TestHelper.wait_for_warm_up # calls served by the OS before it do not count
     states = Array.new(4) do
       Thread.new do
         (ThreadGenerators::OWN_AFTER_CALLS - 1).times { SecureRandom.uuid }

@@ -180,14 +180,7 @@ class GeneratorTest < Minitest::Test
   # (one OS seed, generator 0 in the SeedLog), and a shared generator reseeds
   # from it before its next output, which a copy taken before no longer predicts.
   def test_reseed_bang_reseeds_the_primary_from_the_os_and_reaches_shared_generators
-    # Until the warm-up is done the OS serves calls, not the DRBGs; it starts
-    # at a process's second call, which this test may be making.
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60
-    until Java::FastrandomRandom::WarmUp.done
-      SecureRandom.uuid
-      flunk "the warm-up did not finish in 60 s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-      sleep 0.01
-    end
+    TestHelper.wait_for_warm_up
     predicted, actual, log, os_seeds = Thread.new do
       shared = ThreadGenerators.forCall # a fresh thread's first call: a shared generator
       assert shared.isShared

@@ -25,6 +25,19 @@ module TestHelper
     path
   end
 
+  # Until the warm-up is done the OS serves calls, not the DRBGs (and they
+  # do not count toward a thread's own generator); it starts at a process's
+  # second call, which a test run first may be making. Calls until it is done.
+  def self.wait_for_warm_up(seconds = 60)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+    until Java::FastrandomRandom::WarmUp.done
+      SecureRandom.uuid
+      raise "the warm-up did not finish in #{seconds} s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+
+      sleep 0.01
+    end
+  end
+
   # bin/jruby for the JRuby version that runs the tests.
   def self.jruby_command
     [File.join(ROOT, "bin/jruby"), "--jruby", JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"]

@@ -42,13 +42,15 @@ public final class EcModule {
     private EcModule() {}
 
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
-        RubyModule ec = fastRandom.defineOrGetModuleUnder("EC");
+        // Named only once complete: another thread that sees the constant sees every method.
+        RubyModule ec = RubyModule.newModule(runtime);
         RubyClass error = (RubyClass) fastRandom.getConstant("Error");
         ec.defineClassUnder("EngineUnavailableError", error, error.getAllocator());
         RubyArray<?> engines = runtime.newArray(runtime.newSymbol(OpenSslEcEngine.NAME), runtime.newSymbol(EcEngines.JAVA));
         ec.setConstant("ENGINES", engines.freeze(runtime.getCurrentContext()));
         Bindings.define(ec, EcModule.class);
         IRubyObject chosen = runtime.getENV().op_aref(runtime.getCurrentContext(), runtime.newString("FAST_RANDOM_EC_ENGINE"));
+        fastRandom.setConstant("EC", ec);
         if (!chosen.isNil()) set_engine(runtime.getCurrentContext(), ec, chosen);
         return ec;
     }

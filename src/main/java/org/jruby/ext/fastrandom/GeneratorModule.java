@@ -38,7 +38,8 @@ public final class GeneratorModule {
     private GeneratorModule() {}
 
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
-        RubyModule generator = runtime.defineModuleUnder("Generator", fastRandom);
+        // Named only once complete: another thread that sees the constant sees every method.
+        RubyModule generator = RubyModule.newModule(runtime);
         Bindings.define(generator, GeneratorModule.class);
         generator.setConstant("MAX_LENGTH", runtime.newFixnum(ByteCount.MAX));
         generator.setConstant("NATIVE_LIBRARY", runtime.newString(NativeLibrary.platformFile()).freeze(runtime.getCurrentContext()));
@@ -48,6 +49,7 @@ public final class GeneratorModule {
             IRubyObject chars = ((RubyModule) methods).getConstantAt("DEFAULT_ALPHANUMERIC");
             if (chars instanceof RubyArray) useDefaultAlphanumeric((RubyArray<?>) chars);
         }
+        fastRandom.setConstant("Generator", generator);
         return generator;
     }
 
