@@ -21,14 +21,10 @@ class EcEngineTest < Minitest::Test
     @reference ||= MriEc.run("reference")
   end
 
-  def self.native?
-    !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY") && ENV["FAST_RANDOM_HIDE_LIBCRYPTO"] != "1"
-  end
-
   def setup
     FastRandom::EC.install
     @engine_before = FastRandom::EC.engine
-    return if self.class.native? || name == "test_the_engine_is_chosen_or_says_why_not"
+    return if TestHelper.libcrypto_expected? || name == "test_the_engine_is_chosen_or_says_why_not"
 
     skip "libcrypto unavailable on purpose in this pass: #{FastRandom::EC.engine_problem(:openssl)}"
   end
@@ -75,7 +71,7 @@ class EcEngineTest < Minitest::Test
   end
 
   def test_the_engine_is_chosen_or_says_why_not
-    if self.class.native?
+    if TestHelper.libcrypto_expected?
       assert_equal :openssl, FastRandom::EC.engine
       assert_nil FastRandom::EC.engine_problem(:openssl)
       assert FastRandom::EC.installed?
