@@ -112,18 +112,19 @@ class ConcurrencyTest < Minitest::Test
     assert_equal "[true, [0, 0], true, 1]", out.lines.last.strip
   end
 
-  # FastRandom::Generator and FastRandom::EC are defined when first named;
-  # threads naming them at once all see them complete (each is published
-  # only once its methods are defined: before, a thread could see the
-  # module and miss its methods).
+  # FastRandom::Generator, FastRandom::EC and FastRandom::RSA are defined
+  # when first named; threads naming them at once all see them complete
+  # (Generator and EC are published only once their methods are defined;
+  # RSA, a Ruby file, is autoloaded, so other threads wait for the whole
+  # file: before, a thread could see the module and miss its methods).
   def test_modules_defined_on_first_use_are_complete_for_every_thread
     out, err, status = TestHelper.jruby(<<~'RUBY')
       require "fast_random"
-      barrier = java.util.concurrent.CyclicBarrier.new(8)
-      threads = Array.new(8) do |i|
+      barrier = java.util.concurrent.CyclicBarrier.new(9)
+      threads = Array.new(9) do |i|
         Thread.new do
           barrier.await
-          i.even? ? FastRandom::Generator.thread_state.class : FastRandom::EC.stats.class
+          [FastRandom::Generator.method(:thread_state), FastRandom::EC.method(:stats), FastRandom::RSA.method(:stats)][i % 3].call.class
         end
       end
       p threads.map(&:value).uniq

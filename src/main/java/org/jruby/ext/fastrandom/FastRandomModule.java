@@ -174,8 +174,9 @@ public final class FastRandomModule {
 
     /**
      * Defines {@code FastRandom::Generator}, {@code FastRandom::RSA} and
-     * {@code FastRandom::EC} the first time they are named (not with Module#autoload, whose first use
-     * costs JRuby some 20 ms of start-up); any other name raises NameError,
+     * {@code FastRandom::EC} the first time they are named (not with an
+     * autoload registered at load time, whose first use costs JRuby some
+     * 20 ms of start-up); any other name raises NameError,
      * as Module#const_missing does. Thread-safe: the first definition wins.
      */
     @JRubyMethod(name = "const_missing", meta = true)
@@ -191,8 +192,16 @@ public final class FastRandomModule {
                 if (fastRandom.getConstantAt("EC") == null) EcModule.define(context.runtime, fastRandom);
             }
         } else if ("RSA".equals(constant)) {
-            String dir = fastRandom.getConstantAt("LIBRARY_DIR").asJavaString();
-            context.runtime.getLoadService().require(dir + "/rsa");
+            // Ruby code (rsa.rb) defines it, and the module exists from the
+            // file's first line: an autoload, registered now, makes a thread
+            // that names it meanwhile wait for the whole file.
+            synchronized (FastRandomModule.class) {
+                if (!fastRandom.callMethod(context, "const_defined?", name).isTrue()) {
+                    IRubyObject dir = fastRandom.getConstantAt("LIBRARY_DIR");
+                    fastRandom.callMethod(context, "autoload", new IRubyObject[] { name, context.runtime.newString(dir + "/rsa") });
+                }
+            }
+            return fastRandom.getConstant("RSA");
         } else {
             return fastRandom.const_missing(context, name, Block.NULL_BLOCK);
         }
