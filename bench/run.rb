@@ -104,7 +104,8 @@ end
 def run_startup(plan, jrubies)
   output = File.join(RAW, "startup.json")
   system(RbConfig.ruby, File.join(ROOT, "bench/startup.rb"), "--jruby", jrubies.join(","),
-         "--runs", plan.startup_runs.to_s, "--output", output, exception: true)
+         "--runs", plan.startup_runs.to_s, "--fresh-seconds", plan.startup_fresh_seconds.to_s,
+         "--output", output, exception: true)
   JSON.parse(File.read(output))
 end
 

@@ -11,20 +11,27 @@
 # - require_and_uuid: measured inside the process with its monotonic clock,
 #   from before the require to after the first uuid: what the library itself
 #   adds (issue 2's startup target compares it paired, per round).
+# Then, in the same process, a cold path that benchmark-ips in one process
+# per implementation measures too noisily to judge (thread start dwarfs the
+# call, and processes minutes apart see different machines):
+# - fresh_thread: fresh threads per second, each making one uuid and ending,
+#   timed for FRESH_SECONDS after as long a warm-up. Issue 15's target
+#   compares it paired, per round.
 # Every command runs once untimed (builds, page cache), then `--runs` rounds
 # run each command once, the order rotating from round to round so drift hits
 # all alike. Unlike the other workloads this one is not benchmark-ips: it times
 # whole processes, and bench/run.rb runs it with MRI.
-#   ruby bench/startup.rb [--jruby 10.1,9.4] [--runs 10] [--output PATH]
+#   ruby bench/startup.rb [--jruby 10.1,9.4] [--runs 10] [--fresh-seconds 1.5] [--output PATH]
 require "json"
 require "open3"
 require "optparse"
 require_relative "support/implementations"
 
-options = { jrubies: %w[10.1 9.4], runs: 10, output: nil }
+options = { jrubies: %w[10.1 9.4], runs: 10, fresh_seconds: 1.5, output: nil }
 OptionParser.new do |o|
   o.on("--jruby LIST", Array) { |list| options[:jrubies] = list }
   o.on("--runs N", Integer) { |n| options[:runs] = n }
+  o.on("--fresh-seconds S", Float) { |seconds| options[:fresh_seconds] = seconds }
   o.on("--output PATH") { |path| options[:output] = path }
 end.parse!
 
@@ -37,6 +44,20 @@ PROBE = <<~'RUBY'
   $stdout.flush
   raise "fast_random is not active" if LIBRARY == "fast_random" && !(defined?(FastRandom) && FastRandom.active?)
   puts elapsed
+
+  def fresh_threads(seconds)
+    finish = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+    count = 0
+    while Process.clock_gettime(Process::CLOCK_MONOTONIC) < finish
+      Thread.new { SecureRandom.uuid }.join
+      count += 1
+    end
+    count
+  end
+  fresh_threads(FRESH_SECONDS)
+  t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  count = fresh_threads(FRESH_SECONDS)
+  puts count / (Process.clock_gettime(Process::CLOCK_MONOTONIC) - t)
 RUBY
 
 UUID = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/
@@ -56,14 +77,16 @@ def run_once(command, environment)
     error_output = errors.value
     raise "#{command.last(3).join(" ")} failed: #{error_output}" unless wait.value.success? && uuid&.match?(UUID)
 
-    { "first_uuid" => first_uuid, "require_and_uuid" => Float(rest.lines.last) }
+    elapsed, fresh_thread = rest.lines.last(2).map { |line| Float(line) }
+    { "first_uuid" => first_uuid, "require_and_uuid" => elapsed, "fresh_thread" => fresh_thread }
   end
 end
 
 implementations = Bench::Implementation.all(options[:jrubies]).select { |impl| impl.workloads.include?("startup") }
 commands = implementations.to_h do |impl|
   library = impl.fast_random? ? "fast_random" : "securerandom"
-  [impl.key, impl.direct_command("-e", PROBE.gsub("LIBRARY", library.dump))]
+  probe = PROBE.gsub("LIBRARY", library.dump).gsub("FRESH_SECONDS", options[:fresh_seconds].to_s)
+  [impl.key, impl.direct_command("-e", probe)]
 end
 environments = implementations.to_h { |impl| [impl.key, impl.environment] }
 
@@ -76,11 +99,13 @@ end
 
 result = {
   "runs" => options[:runs],
+  "fresh_seconds" => options[:fresh_seconds],
   "probe" => PROBE,
   "results" => implementations.to_h do |impl|
     [impl.key, { "label" => impl.label,
                  "first_uuid" => samples[impl.key].map { |s| s["first_uuid"] },
-                 "require_and_uuid" => samples[impl.key].map { |s| s["require_and_uuid"] } }]
+                 "require_and_uuid" => samples[impl.key].map { |s| s["require_and_uuid"] },
+                 "fresh_thread" => samples[impl.key].map { |s| s["fresh_thread"] } }]
   end,
 }
 json = JSON.pretty_generate(result)

@@ -62,6 +62,11 @@ module Bench
       @quick ? 3 : 10
     end
 
+    # Seconds of fresh threads per startup process, after as long a warm-up.
+    def startup_fresh_seconds
+      @quick ? 0.2 : 1.5
+    end
+
     private
 
     def rdrand?(impl)
@@ -79,7 +84,7 @@ module Bench
 
     def startup_seconds
       commands = @implementations.select { |impl| impl.workloads.include?("startup") }
-      per_round = commands.sum { |impl| impl.mri? ? 0.1 : START[:jruby] * 0.7 }
+      per_round = commands.sum { |impl| (impl.mri? ? 0.1 : START[:jruby] * 0.7) + 2 * startup_fresh_seconds }
       (startup_runs + 1) * per_round
     end
   end

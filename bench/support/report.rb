@@ -27,7 +27,7 @@ module Bench
       "uuid_jvm" => "java.util.UUID.randomUUID in N long-lived threads: total UUIDs/s (bench/uuid_jvm.rb)",
       "tls" => "TLS handshakes/s: openssl s_time -new against OpenSSL::SSL::SSLServer (bench/tls.rb)",
       "x509" => "X.509 certificate signing, one thread (bench/x509.rb)",
-      "startup" => "Startup: process start to the first SecureRandom.uuid (bench/startup.rb)",
+      "startup" => "Startup and fresh threads, in paired processes (bench/startup.rb)",
     }.freeze
 
     def initialize(results)
@@ -295,18 +295,25 @@ module Bench
       ["Each process runs `require LIBRARY; puts SecureRandom.uuid` (LIBRARY: securerandom, or fast_random for " \
        "fast_random); JRuby is started as `java -jar jruby-complete.jar`, without bin/jruby's shell script. " \
        "Medians of #{startup["runs"]} rounds, one process per implementation per round, in rotating order. " \
-       "\"require + uuid\" is timed inside the process; the speed-ups compare process start to first uuid."]
+       "\"require + uuid\" is timed inside the process; the speed-ups compare process start to first uuid. " \
+       "Then each process starts threads that make one uuid each and end, one at a time, for " \
+       "#{startup["fresh_seconds"]} s after as long a warm-up: \"fresh thread + uuid\" is their rate, and " \
+       "\"paired\" the median over rounds of fast_random's rate divided by stock's in the same round."]
     end
 
     def startup_table
-      table = Table.new(["implementation", ">process start to first uuid", ">min - max", ">require + uuid", ">vs stock", ">vs MRI"])
+      table = Table.new(["implementation", ">process start to first uuid", ">min - max", ">require + uuid", ">vs stock", ">vs MRI",
+                         ">fresh thread + uuid", ">paired vs stock"])
       @results.startup["results"].each do |key, run|
         first = @results.startup_median(key)
         stock_key = @results.implementation(key)&.fetch("stock_key")
+        fresh = run["fresh_thread"] && Results.median(run["fresh_thread"])
+        paired = key.end_with?("-fast_random") ? @results.startup_paired_ratio(key.delete_suffix("-fast_random")) : nil
         table << [run["label"], milliseconds(first),
                   "#{milliseconds(run["first_uuid"].min)} - #{milliseconds(run["first_uuid"].max)}",
                   milliseconds(@results.startup_median(key, "require_and_uuid")),
-                  ratio(divide(@results.startup_median(stock_key), first)), ratio(divide(@results.startup_median("mri"), first))]
+                  ratio(divide(@results.startup_median(stock_key), first)), ratio(divide(@results.startup_median("mri"), first)),
+                  fresh ? "#{rate(fresh)}/s" : "-", paired ? ratio(paired) : ""]
       end
       table
     end

@@ -117,6 +117,16 @@ module Bench
       Results.median(fast.zip(stock).map { |f, s| f - s })
     end
 
+    # Median over rounds of fast_random / stock for one JRuby (a rate: above
+    # 1 is faster), or nil when the run has no such samples.
+    def startup_paired_ratio(jruby, metric = "fresh_thread")
+      fast = startup&.dig("results", "#{jruby}-fast_random", metric)
+      stock = startup&.dig("results", "#{jruby}-stock", metric)
+      return unless fast && stock
+
+      Results.median(fast.zip(stock).map { |f, s| f / s })
+    end
+
     # The raw RDRAND rate (bench/native/rdrand_rate.c) in bytes per second:
     # the median of the runs around the :rdrand runs.
     def rdrand_raw
