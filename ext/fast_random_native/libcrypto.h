@@ -30,6 +30,7 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
 #define RSA_NO_PADDING 3
 #define RSA_PKCS1_OAEP_PADDING 4
 #define RSA_FLAG_NO_BLINDING 0x0080
+#define BN_FLG_CONSTTIME 0x04
 #define OPENSSL_VERSION 0
 
 /*
@@ -44,6 +45,7 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(void, ERR_clear_error, (void)) \
     X(BIGNUM *, BN_bin2bn, (const unsigned char *s, int len, BIGNUM *ret)) \
     X(BIGNUM *, BN_dup, (const BIGNUM *a)) \
+    X(BIGNUM *, BN_copy, (BIGNUM *a, const BIGNUM *b)) \
     X(int, BN_set_word, (BIGNUM *a, unsigned long w)) \
     X(int, BN_lshift, (BIGNUM *r, const BIGNUM *a, int n)) \
     X(int, BN_nnmod, (BIGNUM *r, const BIGNUM *m, const BIGNUM *d, BN_CTX *ctx)) \
@@ -57,6 +59,12 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(int, BN_rshift, (BIGNUM *r, const BIGNUM *a, int n)) \
     X(int, BN_mod_mul, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b, const BIGNUM *m, BN_CTX *ctx)) \
     X(BIGNUM *, BN_mod_inverse, (BIGNUM *r, const BIGNUM *a, const BIGNUM *n, BN_CTX *ctx)) \
+    X(BIGNUM *, BN_new, (void)) \
+    X(void, BN_set_flags, (BIGNUM *b, int n)) \
+    X(int, BN_priv_rand_range, (BIGNUM *rnd, const BIGNUM *range)) \
+    X(int, BN_to_montgomery, (BIGNUM *r, const BIGNUM *a, BN_MONT_CTX *mont, BN_CTX *ctx)) \
+    X(int, BN_from_montgomery, (BIGNUM *r, const BIGNUM *a, BN_MONT_CTX *mont, BN_CTX *ctx)) \
+    X(int, BN_mod_mul_montgomery, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b, BN_MONT_CTX *mont, BN_CTX *ctx)) \
     X(void, BN_free, (BIGNUM *a)) \
     X(void, BN_clear_free, (BIGNUM *a)) \
     X(void, BN_clear, (BIGNUM *a)) \
@@ -79,8 +87,8 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(int, RSA_set0_factors, (RSA *r, BIGNUM *p, BIGNUM *q)) \
     X(int, RSA_set0_crt_params, (RSA *r, BIGNUM *dmp1, BIGNUM *dmq1, BIGNUM *iqmp)) \
     X(int, RSA_test_flags, (const RSA *r, int flags)) \
+    X(void, RSA_set_flags, (RSA *r, int flags)) \
     X(int, RSA_private_encrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \
-    X(int, RSA_private_decrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \
     X(int, RSA_padding_add_PKCS1_type_2, (unsigned char *to, int tlen, const unsigned char *f, int fl)) \
     X(int, RSA_padding_check_PKCS1_type_2, (unsigned char *to, int tlen, const unsigned char *f, int fl, int rsa_len)) \
     X(int, RSA_padding_check_PKCS1_OAEP, (unsigned char *to, int tlen, const unsigned char *f, int fl, int rsa_len, \

@@ -7,11 +7,13 @@
  * RSA_set0_* setters, deprecated in 3.0 but still exported), pinned to
  * OpenSSL's own software method, and used for every call on that key, so
  * what OpenSSL computes on first use (the Montgomery contexts for n, p and
- * q, and the blinding factors) is reused. A private operation is
- * RSA_private_encrypt with RSA_NO_PADDING: blinded, constant-time CRT, whose
- * result OpenSSL checks with the public exponent (rsa_ossl_mod_exp: on a
- * mismatch it recomputes without CRT, so a fault in the CRT step, which
- * could reveal a prime factor, never leaves it). A key made with
+ * q) is reused. A private operation is blinded here (rsa_blinding.c: the
+ * same blinding as OpenSSL's, with factors that cost a fraction of its) and
+ * runs RSA_private_encrypt with RSA_NO_PADDING on the blinded value: OpenSSL's
+ * constant-time CRT, whose result OpenSSL checks with the public exponent
+ * (rsa_ossl_mod_exp: on a mismatch it recomputes without CRT, so a fault in
+ * the CRT step, which could reveal a prime factor, never leaves it); the key
+ * has RSA_FLAG_NO_BLINDING, so OpenSSL does not blind it again. A key made with
  * check_results also checks every final result here (result^e mod n must
  * give the input back) and returns nothing when it does not: the engine asks
  * for that when this libcrypto's own check did not prove itself at start
@@ -32,14 +34,15 @@
  *
  * Handles are pointers to struct rsa_key, owned by the Java side
  * (fastrandom.jni.LibCrypto.Key), which never frees one while a call on it
- * is running. An RSA object is safe to use from several threads at once:
- * OpenSSL 3.0 takes the key's lock to set up its caches and keeps blinding
- * factors per thread.
+ * is running. A key is safe to use from several threads at once: OpenSSL
+ * 3.0 takes the RSA object's lock to set up its caches, and each operation
+ * takes its own blinding factors from the key's pool.
  *
  * Java side: fastrandom.jni.LibCrypto.
  */
 #include "libcrypto.h"
 #include "modexp_ifma.h"
+#include "rsa_blinding.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,6 +58,7 @@ struct rsa_key {
     int bytes;          /* length of the modulus in bytes */
     int check_results;  /* check private results with e here too */
     RSA *rsa;           /* the private key; NULL for a public key */
+    struct blinding_pool *blinding; /* its blinding factors */
 
     BIGNUM *n;          /* public values, for the public operation and the check */
     BIGNUM *e;
@@ -107,6 +111,7 @@ static void free_key(struct rsa_key *key)
     if (key == NULL) return;
     key->magic = 0;
     if (key->rsa != NULL) crypto.RSA_free(key->rsa); /* clears the private values */
+    blinding_pool_free(key->blinding);
 
     crypto.BN_free(key->n);
     crypto.BN_free(key->e);
@@ -242,15 +247,16 @@ static int public_exp(struct rsa_key *key, const unsigned char *in, unsigned cha
 }
 
 /*
- * out = in^d mod n (key->bytes each), OpenSSL's blinded, constant-time CRT;
- * with key->check_results, checked here too. 1 on success, else 0 with an
- * exception pending and nothing written to out that could be used.
+ * out = in^d mod n (key->bytes each), blinded (rsa_blinding.c), by OpenSSL's
+ * constant-time CRT; with key->check_results, checked here too. 1 on
+ * success, else 0 with an exception pending and nothing written to out that
+ * could be used.
  */
 static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in, unsigned char *out)
 {
     unsigned char check[MAX_MODULUS_BYTES];
     int too_large = 0, ok = 0;
-    if (crypto.RSA_private_encrypt(key->bytes, in, out, key->rsa, RSA_NO_PADDING) != key->bytes) {
+    if (!blinded_private(key->blinding, key->rsa, in, out, key->bytes)) {
         throw_openssl(env, "RSA private operation failed");
     } else if (!key->check_results) {
         ok = 1;
@@ -381,8 +387,11 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
         goto fail;
     }
     rsa_dmp1 = rsa_dmq1 = rsa_iqmp = NULL;
-    if (crypto.RSA_test_flags(rsa, RSA_FLAG_NO_BLINDING)) {
-        throw_libcrypto(env, "RSA key: OpenSSL turned blinding off");
+    /* Blinded here, once (rsa_blinding.c), not again by OpenSSL. */
+    crypto.RSA_set_flags(rsa, RSA_FLAG_NO_BLINDING);
+    if (!crypto.RSA_test_flags(rsa, RSA_FLAG_NO_BLINDING)
+        || (key->blinding = blinding_pool_new(key->n, key->e, key->mont)) == NULL) {
+        throw_libcrypto(env, "RSA key: blinding setup failed");
         goto fail;
     }
     key->rsa = rsa;
@@ -556,28 +565,13 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicEncrypt(JNIEnv 
 }
 
 /*
- * OpenSSL 3.2 and later answer a PKCS#1 v1.5 ciphertext that does not unpad
- * with a message derived from it (implicit rejection, a defence for TLS's
- * RSA key exchange) unless asked not to with this value; 3.0 and 3.1 know
- * only RSA_PKCS1_PADDING and always report the error. JCA callers expect
- * the error (a BadPaddingException), so that is what we ask for.
- */
-#define PKCS1_NO_IMPLICIT_REJECT_PADDING 8
-
-static int decryption_padding(int padding)
-{
-    if (padding == RSA_PKCS1_PADDING && crypto.OpenSSL_version_num() >= 0x30200000UL) {
-        return PKCS1_NO_IMPLICIT_REJECT_PADDING;
-    }
-    return padding;
-}
-
-/*
  * RSAES-PKCS1-v1_5 or RSAES-OAEP (SHA-1, MGF1 with SHA-1, no label)
- * decryption of a ciphertext exactly k bytes long: OpenSSL's blinded CRT and
- * its constant-time unpadding (RSA_private_decrypt). A ciphertext that does
- * not decrypt to a well-padded message throws BadCiphertextException, saying
- * nothing more.
+ * decryption of a ciphertext exactly k bytes long: the blinded private
+ * operation (private_op), then OpenSSL's constant-time unpadding, which
+ * reports a bad padding as an error (OpenSSL 3.2's RSA_private_decrypt would
+ * answer it with a made-up message, its implicit rejection, unless told not
+ * to; JCA callers expect the error). A ciphertext that does not decrypt to a
+ * well-padded message throws BadCiphertextException, saying nothing more.
  */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateDecrypt(JNIEnv *env, jclass cls, jlong handle,
     jint padding, jbyteArray ciphertext)
@@ -592,21 +586,15 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateDecrypt(JNIEnv
     unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     if (!read_input(env, key, ciphertext, in)) return NULL;
     jbyteArray result = NULL;
-    int length;
-    if (!key->check_results) {
-        length = crypto.RSA_private_decrypt(key->bytes, in, out, key->rsa, decryption_padding(padding));
-    } else {
-        /* This libcrypto does not check its CRT results: ours, checked, then OpenSSL's constant-time unpadding. */
-        unsigned char block[MAX_MODULUS_BYTES];
-        if (!private_op(env, key, in, block)) {
-            wipe(in, sizeof in);
-            return NULL;
-        }
-        length = padding == RSA_PKCS1_PADDING
-            ? crypto.RSA_padding_check_PKCS1_type_2(out, key->bytes, block, key->bytes, key->bytes)
-            : crypto.RSA_padding_check_PKCS1_OAEP(out, key->bytes, block, key->bytes, key->bytes, NULL, 0);
-        wipe(block, sizeof block);
+    unsigned char block[MAX_MODULUS_BYTES];
+    if (!private_op(env, key, in, block)) {
+        wipe(in, sizeof in);
+        return NULL;
     }
+    int length = padding == RSA_PKCS1_PADDING
+        ? crypto.RSA_padding_check_PKCS1_type_2(out, key->bytes, block, key->bytes, key->bytes)
+        : crypto.RSA_padding_check_PKCS1_OAEP(out, key->bytes, block, key->bytes, key->bytes, NULL, 0);
+    wipe(block, sizeof block);
     crypto.ERR_clear_error();
     wipe(in, sizeof in);
     if (length < 0) {
@@ -617,4 +605,25 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateDecrypt(JNIEnv
     }
     wipe(out, sizeof out);
     return result;
+}
+
+/* Blinding counters since the library loaded: batches, pairs, blinded operations (tests, stats). */
+JNIEXPORT jlongArray JNICALL Java_fastrandom_jni_LibCrypto_blindingStats0(JNIEnv *env, jclass cls)
+{
+    (void) cls;
+    long long counts[3];
+    jlong values[3];
+    blinding_stats(counts);
+    for (int i = 0; i < 3; i++) values[i] = (jlong) counts[i];
+    jlongArray result = (*env)->NewLongArray(env, 3);
+    if (result != NULL) (*env)->SetLongArrayRegion(env, result, 0, 3, values);
+    return result;
+}
+
+/* Tests: the next count blinding batches fail as if OpenSSL had. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_injectBlindingFailures0(JNIEnv *env, jclass cls, jint count)
+{
+    (void) env;
+    (void) cls;
+    blinding_inject_failures(count);
 }

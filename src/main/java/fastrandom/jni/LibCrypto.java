@@ -42,6 +42,8 @@ public final class LibCrypto {
     private static native byte[] publicEncrypt(long handle, int padding, byte[] data, int offset, int length);
     private static native byte[] privateDecrypt(long handle, int padding, byte[] ciphertext);
     private static native String publicExponentiation0();
+    private static native long[] blindingStats0();
+    private static native void injectBlindingFailures0(int count);
     private static native byte[] digestInfo0(int hash, byte[] digest);
 
     /**
@@ -159,6 +161,22 @@ public final class LibCrypto {
      */
     public static String publicExponentiation() {
         return load() ? publicExponentiation0() : null;
+    }
+
+    /**
+     * RSA blinding (rsa_blinding.c), process-wide: {batches made, blinding
+     * pairs made, blinded private operations}; zeros before libcrypto was
+     * loaded. Each pair serves 32 operations, and a batch of 8 pairs costs
+     * one modular inversion.
+     */
+    public static long[] blindingStats() {
+        return usable ? blindingStats0() : new long[3];
+    }
+
+    /** Tests: the next {@code count} blinding batches fail as when OpenSSL fails (0 stops it). */
+    public static void injectBlindingFailures(int count) {
+        requireUsable();
+        injectBlindingFailures0(count);
     }
 
     /** Native keys (RSA and EC) created and not yet freed, process-wide. */

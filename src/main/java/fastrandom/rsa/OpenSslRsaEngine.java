@@ -17,9 +17,11 @@ import fastrandom.jni.LibCryptoException;
  * <p>Each private key becomes one OpenSSL RSA object, built on the key's first
  * use and cached against {@link RsaPrivateKey#identity} (see
  * {@link KeyCache}), so OpenSSL's per-key work (Montgomery contexts for
- * n, p and q; the blinding factors) is done once, not per call. A private
- * operation is OpenSSL's blinded, constant-time CRT (RSA_private_encrypt with
- * no padding). Public keys are cached the same way against the modulus
+ * n, p and q) is done once, not per call. A private operation is blinded in
+ * C (rsa_blinding.c: OpenSSL's scheme, with factors made eight at a time
+ * with one inversion) around OpenSSL's constant-time CRT
+ * (RSA_private_encrypt with no padding, on a key with OpenSSL's own
+ * blinding off, so it is blinded once). Public keys are cached the same way against the modulus
  * instance, keeping OpenSSL's Montgomery context for n. PKCS#1 v1.5
  * signatures with SHA-1 and SHA-2 are one native call each
  * ({@link #signPkcs1}, {@link #verifyPkcs1}).
@@ -158,8 +160,9 @@ public final class OpenSslRsaEngine implements RsaEngine {
 
     /**
      * {@code ciphertext} (exactly as long as the modulus) decrypted with the
-     * private key and {@code padding} in one native call: OpenSSL's blinded
-     * CRT (its result checked) and constant-time unpadding. Throws
+     * private key and {@code padding} in one native call: the blinded
+     * private operation (OpenSSL's CRT, its result checked) and OpenSSL's
+     * constant-time unpadding. Throws
      * {@link BadPaddingException} when it is not a well-padded message,
      * {@link InconsistentKeyException} for a key no engine takes,
      * {@link RsaEngineException} when the engine fails.

@@ -1,0 +1,163 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+require_relative "support/rsa_engine_switching"
+require_relative "support/rsa_test_keys"
+require "openssl"
+
+# The :openssl engine blinds every private operation itself
+# (ext/fast_random_native/rsa_blinding.c) and has OpenSSL run its CRT, with
+# its public-exponent check, on the blinded value: factors (r^e, r^-1) made 8
+# at a time with one inversion, each serving at most 32 operations, one
+# operation at a time.
+class RsaBlindingTest < Minitest::Test
+  LibCrypto = Java::FastrandomJni::LibCrypto
+  LibCryptoException = Java::FastrandomJni::LibCryptoException
+  PAIR_USES = 32
+  BATCH = 8
+
+  include RsaEngineSwitching
+
+  def setup
+    skip "libcrypto unavailable on purpose in this pass" unless TestHelper.libcrypto_expected?
+    super
+    FastRandom::RSA.engine = :openssl
+  end
+
+  def teardown
+    return unless TestHelper.libcrypto_expected?
+
+    LibCrypto.inject_blinding_failures(0)
+    super
+  end
+
+  def blinding
+    %i[batches pairs operations].zip(LibCrypto.blinding_stats.to_a).to_h
+  end
+
+  def native_key(key)
+    LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv, false)
+  end
+
+  def bytes(integer, length)
+    [integer.to_s(16).rjust(length * 2, "0")].pack("H*").to_java_bytes
+  end
+
+  def private_raw(native, integer, length)
+    java.math.BigInteger.new(1, native.private_raw(bytes(integer, length))).to_i
+  end
+
+  # Through OpenSSL::PKey::RSA: sign, private_decrypt and private_encrypt
+  # are each one blinded operation, and what they return is stock's.
+  def test_every_private_operation_is_blinded
+    key = OpenSSL::PKey::RSA.new(RsaTestKeys.key(2048, 65_537).der)
+    ciphertext = key.public_encrypt("fast_random")
+    oaep = key.public_encrypt("fast_random", OpenSSL::PKey::RSA::PKCS1_OAEP_PADDING)
+    key.sign("SHA256", "warm") # the native key is made on first use
+    before = blinding
+    engine_before = FastRandom::RSA.stats[:openssl][:private]
+    signature = key.sign("SHA256", "fast_random")
+    assert_equal "fast_random", key.private_decrypt(ciphertext)
+    assert_equal "fast_random", key.private_decrypt(oaep, OpenSSL::PKey::RSA::PKCS1_OAEP_PADDING)
+    raw = key.private_encrypt("fast_random")
+    assert_equal 4, blinding[:operations] - before[:operations]
+    assert_equal 4, FastRandom::RSA.stats[:openssl][:private] - engine_before
+    assert key.verify("SHA256", signature, "fast_random")
+    assert_equal "fast_random", key.public_decrypt(raw)
+  end
+
+  # Many operations on one key from 4 threads at once: every result exact
+  # (x^d mod n), pairs retired after 32 uses (so at least operations / 32
+  # pairs were made), and far fewer inversions (batches) than OpenSSL's one
+  # every 32 operations.
+  def test_results_stay_exact_across_many_factors_and_threads
+    key = RsaTestKeys.key(1024, 65_537)
+    native = native_key(key)
+    operations = 4 * 300
+    before = blinding
+    wrong = Array.new(4) do |t|
+      Thread.new do
+        random = Random.new(t)
+        Array.new(300) { random.rand(key.n) }.reject { |x| private_raw(native, x, 128) == x.pow(key.d, key.n) }
+      end
+    end.flat_map(&:value)
+    after = blinding
+    assert_empty wrong
+    assert_equal operations, after[:operations] - before[:operations]
+    pairs = after[:pairs] - before[:pairs]
+    assert_operator pairs * PAIR_USES, :>=, operations, "a pair served more than #{PAIR_USES} operations"
+    assert_equal pairs, BATCH * (after[:batches] - before[:batches])
+    assert_operator after[:batches] - before[:batches], :<, operations / PAIR_USES / 2
+  ensure
+    native&.close
+  end
+
+  # Fault injection: a batch of factors that cannot be made fails the
+  # operation (nothing unblinded ever runs, nothing is returned), and the
+  # next operation on the same key makes a batch and is exact.
+  def test_a_failed_batch_returns_nothing_and_the_next_call_recovers
+    key = RsaTestKeys.key(1024, 65_537)
+    native = native_key(key) # a new key: no factors yet, so its first operation needs a batch
+    before = blinding
+    LibCrypto.inject_blinding_failures(1)
+    error = assert_raises(LibCryptoException) { private_raw(native, 5, 128) }
+    assert_match(/RSA private operation failed/, error.message)
+    assert_equal before, blinding
+    assert_equal 5.pow(key.d, key.n), private_raw(native, 5, 128)
+    assert_equal before[:batches] + 1, blinding[:batches]
+  ensure
+    native&.close
+  end
+
+  # The same through OpenSSL::PKey::RSA: the caller gets stock's signature
+  # and plaintext (a counted fallback, one warning), then the engine again.
+  def test_a_failed_batch_falls_back_to_stock_once
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      require "openssl"
+      FastRandom::RSA.engine = :openssl
+      lib = Java::FastrandomJni::LibCrypto
+      results = [
+        lambda do |key|
+          expected = OpenSSL::PKey::RSA.new(key.to_der).tap { FastRandom::RSA.engine = :java }.sign("SHA256", "m")
+          FastRandom::RSA.engine = :openssl
+          -> { key.sign("SHA256", "m") == expected }
+        end,
+        lambda do |key|
+          ciphertext = key.public_encrypt("m")
+          -> { key.private_decrypt(ciphertext) == "m" }
+        end,
+      ].map do |setup|
+        key = OpenSSL::PKey::RSA.new(#{RsaTestKeys.key(2048, 65_537).der.dump}) # no native key, no factors yet
+        operation = setup.call(key)
+        before = FastRandom::RSA.stats
+        lib.inject_blinding_failures(1)
+        failed_over = operation.call
+        middle = FastRandom::RSA.stats
+        recovered = operation.call
+        after = FastRandom::RSA.stats
+        [failed_over, recovered, middle[:fallbacks] - before[:fallbacks], after[:fallbacks] - middle[:fallbacks],
+         after[:openssl][:private] - middle[:openssl][:private]]
+      end
+      p results
+    RUBY
+    assert status.success?, err
+    assert_equal [[true, true, 1, 0, 1]] * 2, eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    warnings = err.lines.grep(/fast_random:/)
+    assert_equal 1, warnings.size, err
+    assert_match(/the openssl RSA engine failed .*RSA private operation failed/, warnings.first)
+  end
+
+  # The check in C behind the engine's own (Operands.checkInput): an input
+  # not below n is refused, never reduced and signed.
+  def test_an_input_not_below_the_modulus_is_refused
+    key = RsaTestKeys.key(1024, 65_537)
+    native = native_key(key)
+    [key.n, key.n + 1, 2**1024 - 1].each do |input|
+      assert_raises(LibCryptoException) { private_raw(native, input, 128) }
+    end
+    assert_equal 7.pow(key.d, key.n), private_raw(native, 7, 128)
+  ensure
+    native&.close
+  end
+end
