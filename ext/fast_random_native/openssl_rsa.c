@@ -365,8 +365,8 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     }
     /*
      * Pin OpenSSL's own implementation (rsa_ossl.c), whatever default ENGINE
-     * a configuration file names: that is the code whose blinding, constant
-     * time, result check and locking we rely on.
+     * a configuration file names: that is the code whose constant time,
+     * result check and locking we rely on (the blinding is ours, below).
      */
     if ((rsa = crypto.RSA_new()) == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL())) {
         throw_openssl(env, "RSA key: RSA_new failed");

@@ -343,8 +343,8 @@ public final class LibCrypto {
 
         /**
          * {@code ciphertext} (exactly {@link #modulusBytes()} long) decrypted
-         * with the private key and {@code padding} (OpenSSL's blinded CRT and
-         * constant-time unpadding); throws {@link BadCiphertextException}
+         * with the private key and {@code padding} (the blinded private
+         * operation, then OpenSSL's constant-time unpadding); throws {@link BadCiphertextException}
          * when it is not a well-padded message, {@link LibCryptoException}
          * when libcrypto fails; null when the key has been closed.
          */

@@ -33,9 +33,10 @@ import fastrandom.rsa.RsaStats;
 /**
  * The JVM-wide provider's RSASSA-PSS (what TLS 1.3 signs with for RSA
  * certificates): EMSA-PSS in Java ({@link Pss}) around the engine's
- * exponentiation (the private one OpenSSL's blinded, checked CRT; the public
- * one fast_random's IFMA code where the CPU has it). Parameters are a
- * {@link PSSParameterSpec}, set before or after init as with the JDK's;
+ * exponentiation (the private one OpenSSL's checked CRT, blinded by the
+ * engine; the public one fast_random's IFMA code where the CPU has it).
+ * Parameters are a {@link PSSParameterSpec}, set before or after init as
+ * with the JDK's;
  * ours are MGF1 with trailer field 1 and digests the JDK has, and the salt
  * comes from fast_random's generators unless the caller gives a
  * SecureRandom. Other parameters, keys the engine does not take, another
