@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "test_helper"
+require_relative "support/fail_over"
 require_relative "support/mri_ec"
 require "json"
 require "openssl"
@@ -13,6 +14,8 @@ require "openssl"
 # raises what stock raises; FastRandom::EC.stats proves who did the work.
 # (Wycheproof's vectors: test/ec_wycheproof_test.rb.)
 class EcEngineTest < Minitest::Test
+  include FailOver::Assertions
+
   EC = OpenSSL::PKey::EC
   MESSAGE = MriEc::MESSAGE
   LibCrypto = Java::FastrandomJni::LibCrypto
@@ -234,29 +237,19 @@ class EcEngineTest < Minitest::Test
       lib = Java::FastrandomJni::LibCrypto
       secret = key.derive(peer)
       signature = key.sign("SHA256", "x")
-      results = [
+      operations = [
         -> { key.verify("SHA256", key.sign("SHA256", "x"), "x") },
         -> { key.dsa_verify_asn1(digest, key.dsa_sign_asn1(digest)) },
         -> { key.verify("SHA256", signature, "x") },
         -> { key.derive(peer) == secret },
         -> { key.dh_compute_key(peer.public_key) == secret },
-      ].map do |operation|
-        before = FastRandom::EC.stats
-        lib.inject_faults(1)
-        failed_over = operation.call
-        middle = FastRandom::EC.stats
-        recovered = operation.call
-        after = FastRandom::EC.stats
-        [failed_over, recovered, middle[:fallbacks] - before[:fallbacks], after[:fallbacks] - middle[:fallbacks],
-         after[:openssl].values.sum > middle[:openssl].values.sum]
-      end
-      p results
+      ]
+      require #{FailOver::PATH.dump}
+      p(FailOver.rounds(operations, stats: -> { FastRandom::EC.stats }, inject: -> { lib.inject_faults(1) }) do |middle, after|
+        after[:openssl].values.sum > middle[:openssl].values.sum
+      end)
     RUBY
-    assert status.success?, err
-    assert_equal [[true, true, 1, 0, true]] * 5, eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
-    warnings = err.lines.grep(/fast_random:/)
-    assert_equal 1, warnings.size, err
-    assert_match(/the openssl EC engine failed \(injected fault/, warnings.first)
+    assert_failed_over out, err, status, [[true, true, 1, 0, true]] * 5, /the openssl EC engine failed \(injected fault/
   end
 
   # FastRandom::EC works before openssl is loaded, and never loads it.

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "test_helper"
+require_relative "support/fail_over"
 require_relative "support/rsa_engine_switching"
 require_relative "support/rsa_test_keys"
 require "openssl"
@@ -16,6 +17,7 @@ class RsaBlindingTest < Minitest::Test
   PAIR_USES = 32
   BATCH = 8
 
+  include FailOver::Assertions
   include RsaEngineSwitching
 
   def setup
@@ -117,7 +119,7 @@ class RsaBlindingTest < Minitest::Test
       require "openssl"
       FastRandom::RSA.engine = :openssl
       lib = Java::FastrandomJni::LibCrypto
-      results = [
+      setups = [
         lambda do |key|
           expected = OpenSSL::PKey::RSA.new(key.to_der).tap { FastRandom::RSA.engine = :java }.sign("SHA256", "m")
           FastRandom::RSA.engine = :openssl
@@ -127,25 +129,15 @@ class RsaBlindingTest < Minitest::Test
           ciphertext = key.public_encrypt("m")
           -> { key.private_decrypt(ciphertext) == "m" }
         end,
-      ].map do |setup|
-        key = OpenSSL::PKey::RSA.new(#{RsaTestKeys.key(2048, 65_537).der.dump}) # no native key, no factors yet
-        operation = setup.call(key)
-        before = FastRandom::RSA.stats
-        lib.inject_blinding_failures(1)
-        failed_over = operation.call
-        middle = FastRandom::RSA.stats
-        recovered = operation.call
-        after = FastRandom::RSA.stats
-        [failed_over, recovered, middle[:fallbacks] - before[:fallbacks], after[:fallbacks] - middle[:fallbacks],
-         after[:openssl][:private] - middle[:openssl][:private]]
-      end
-      p results
+      ]
+      # each on a key of its own: no native key, no factors yet
+      operations = setups.map { |setup| setup.call(OpenSSL::PKey::RSA.new(#{RsaTestKeys.key(2048, 65_537).der.dump})) }
+      require #{FailOver::PATH.dump}
+      p(FailOver.rounds(operations, stats: -> { FastRandom::RSA.stats }, inject: -> { lib.inject_blinding_failures(1) }) do |middle, after|
+        after[:openssl][:private] - middle[:openssl][:private]
+      end)
     RUBY
-    assert status.success?, err
-    assert_equal [[true, true, 1, 0, 1]] * 2, eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
-    warnings = err.lines.grep(/fast_random:/)
-    assert_equal 1, warnings.size, err
-    assert_match(/the openssl RSA engine failed .*RSA private operation failed/, warnings.first)
+    assert_failed_over out, err, status, [[true, true, 1, 0, 1]] * 2, /the openssl RSA engine failed .*RSA private operation failed/
   end
 
   # The check in C behind the engine's own (Operands.checkInput): an input

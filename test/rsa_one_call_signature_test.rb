@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "test_helper"
+require_relative "support/fail_over"
 require_relative "support/rsa_engine_switching"
 require_relative "support/rsa_test_keys"
 require "openssl"
@@ -13,6 +14,7 @@ require "openssl"
 # call fails. (MRI's bytes: test/rsa_pkey_test.rb; Wycheproof's verdicts:
 # test/rsa_wycheproof_test.rb.)
 class RsaOneCallSignatureTest < Minitest::Test
+  include FailOver::Assertions
   include RsaEngineSwitching
 
   DIGESTS = %w[SHA1 SHA224 SHA256 SHA384 SHA512].freeze
@@ -109,28 +111,18 @@ class RsaOneCallSignatureTest < Minitest::Test
       expected = key.sign("SHA256", message)
       expected_long = key.sign("SHA256", long)
       ciphertext = key.public_encrypt(message)
-      results = [
+      operations = [
         -> { key.sign("SHA256", message) == expected },
         -> { key.sign("SHA256", long) == expected_long },
         -> { key.verify("SHA256", expected, message) },
         -> { !key.verify("SHA256", expected, message + "!") },
         -> { key.private_decrypt(ciphertext) == message },
-      ].map do |operation|
-        before = FastRandom::RSA.stats
-        lib.inject_faults(1)
-        failed_over = operation.call
-        middle = FastRandom::RSA.stats
-        recovered = operation.call
-        after = FastRandom::RSA.stats
-        [failed_over, recovered, middle[:fallbacks] - before[:fallbacks], after[:fallbacks] - middle[:fallbacks],
-         after[:openssl].values.sum > middle[:openssl].values.sum]
-      end
-      p results
+      ]
+      require #{FailOver::PATH.dump}
+      p(FailOver.rounds(operations, stats: -> { FastRandom::RSA.stats }, inject: -> { lib.inject_faults(1) }) do |middle, after|
+        after[:openssl].values.sum > middle[:openssl].values.sum
+      end)
     RUBY
-    assert status.success?, err
-    assert_equal [[true, true, 1, 0, true]] * 5, eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
-    warnings = err.lines.grep(/fast_random:/)
-    assert_equal 1, warnings.size, err
-    assert_match(/the openssl RSA engine failed \(injected fault/, warnings.first)
+    assert_failed_over out, err, status, [[true, true, 1, 0, true]] * 5, /the openssl RSA engine failed \(injected fault/
   end
 end
