@@ -307,7 +307,7 @@ module Bench
       @results.startup["results"].each do |key, run|
         first = @results.startup_median(key)
         stock_key = @results.implementation(key)&.fetch("stock_key")
-        fresh = run["fresh_thread"] && Results.median(run["fresh_thread"])
+        fresh = @results.startup_median(key, "fresh_thread")
         paired = key.end_with?("-fast_random") ? @results.startup_paired_ratio(key.delete_suffix("-fast_random")) : nil
         table << [run["label"], milliseconds(first),
                   "#{milliseconds(run["first_uuid"].min)} - #{milliseconds(run["first_uuid"].max)}",

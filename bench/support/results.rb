@@ -110,21 +110,23 @@ module Bench
 
     # Median over rounds of (fast_random - stock) for one JRuby, in seconds.
     def startup_paired_difference(jruby, metric = "require_and_uuid")
-      fast = startup&.dig("results", "#{jruby}-fast_random", metric)
-      stock = startup&.dig("results", "#{jruby}-stock", metric)
-      return unless fast && stock
-
-      Results.median(fast.zip(stock).map { |f, s| f - s })
+      startup_paired(jruby, metric) { |fast, stock| fast - stock }
     end
 
     # Median over rounds of fast_random / stock for one JRuby (a rate: above
     # 1 is faster), or nil when the run has no such samples.
     def startup_paired_ratio(jruby, metric = "fresh_thread")
+      startup_paired(jruby, metric) { |fast, stock| fast / stock }
+    end
+
+    # Median over rounds of the block's value for (fast_random, stock) of one
+    # round, or nil when the run has no such samples.
+    def startup_paired(jruby, metric)
       fast = startup&.dig("results", "#{jruby}-fast_random", metric)
       stock = startup&.dig("results", "#{jruby}-stock", metric)
       return unless fast && stock
 
-      Results.median(fast.zip(stock).map { |f, s| f / s })
+      Results.median(fast.zip(stock).map { |f, s| yield f, s })
     end
 
     # The raw RDRAND rate (bench/native/rdrand_rate.c) in bytes per second:
