@@ -79,6 +79,14 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(int, BN_mod_exp_mont, (BIGNUM *r, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, \
                              BN_CTX *ctx, BN_MONT_CTX *m_ctx)) \
     X(int, BN_mod_exp, (BIGNUM *r, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, BN_CTX *ctx)) \
+    X(int, BN_mod_exp_mont_consttime, (BIGNUM *rr, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, \
+                                       BN_CTX *ctx, BN_MONT_CTX *in_mont)) \
+    X(int, BN_mod_exp_mont_consttime_x2, (BIGNUM *rr1, const BIGNUM *a1, const BIGNUM *p1, const BIGNUM *m1, \
+                                          BN_MONT_CTX *in_mont1, BIGNUM *rr2, const BIGNUM *a2, const BIGNUM *p2, \
+                                          const BIGNUM *m2, BN_MONT_CTX *in_mont2, BN_CTX *ctx)) \
+    X(int, BN_uadd, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b)) \
+    X(int, BN_usub, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b)) \
+    X(int, BN_mul, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b, BN_CTX *ctx)) \
     X(RSA *, RSA_new, (void)) \
     X(void, RSA_free, (RSA *rsa)) \
     X(int, RSA_set_method, (RSA *rsa, const RSA_METHOD *meth)) \
@@ -86,6 +94,9 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(int, RSA_set0_key, (RSA *r, BIGNUM *n, BIGNUM *e, BIGNUM *d)) \
     X(int, RSA_set0_factors, (RSA *r, BIGNUM *p, BIGNUM *q)) \
     X(int, RSA_set0_crt_params, (RSA *r, BIGNUM *dmp1, BIGNUM *dmq1, BIGNUM *iqmp)) \
+    X(void, RSA_get0_key, (const RSA *r, const BIGNUM **n, const BIGNUM **e, const BIGNUM **d)) \
+    X(void, RSA_get0_factors, (const RSA *r, const BIGNUM **p, const BIGNUM **q)) \
+    X(void, RSA_get0_crt_params, (const RSA *r, const BIGNUM **dmp1, const BIGNUM **dmq1, const BIGNUM **iqmp)) \
     X(int, RSA_test_flags, (const RSA *r, int flags)) \
     X(void, RSA_set_flags, (RSA *r, int flags)) \
     X(int, RSA_private_encrypt, (int flen, const unsigned char *from, unsigned char *to, RSA *rsa, int padding)) \

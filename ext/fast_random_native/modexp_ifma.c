@@ -21,8 +21,10 @@
  * (openssl_rsa.c).
  */
 #include "modexp_ifma.h"
+#include "libcrypto.h" /* wipe */
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -225,6 +227,91 @@ int ifma_mod_exp(unsigned char *out, const unsigned char *x, const unsigned char
     return 1;
 }
 
+
+/* 2^WINDOW_BITS table entries: x^0 .. x^31, for the private exponentiation. */
+#define WINDOW_BITS 5
+#define TABLE_SIZE (1 << WINDOW_BITS)
+
+/*
+ * out = the table's entry `index` (count limbs each), reading every entry
+ * whole and keeping one by a mask, so the memory touched and the time taken
+ * do not depend on index (a window of a private exponent).
+ */
+__attribute__((target("avx512f")))
+static void select_entry(uint64_t *out, const uint64_t *table, int count, uint64_t index)
+{
+    for (int v = 0; v < count / 8; v++) {
+        __m512i picked = _mm512_setzero_si512();
+        for (uint64_t j = 0; j < TABLE_SIZE; j++) {
+            /* all ones when j == index, else zero, without comparing in a branch */
+            uint64_t differs = j ^ index;
+            __m512i mask = _mm512_set1_epi64((long long) (((differs | (0 - differs)) >> 63) - 1));
+            __m512i entry = _mm512_loadu_si512((const void *) (table + j * (uint64_t) count + 8 * v));
+            picked = _mm512_or_si512(picked, _mm512_and_si512(entry, mask));
+        }
+        _mm512_storeu_si512((void *) (out + 8 * v), picked);
+    }
+}
+
+/* Bits [low, low + WINDOW_BITS) of the big-endian exponent d (bits past its top read as 0). */
+static uint64_t window_at(const unsigned char *d, int d_bytes, int low)
+{
+    uint64_t window = 0;
+    for (int k = WINDOW_BITS - 1; k >= 0; k--) {
+        int bit = low + k;
+        uint64_t value = bit < 8 * d_bytes ? (uint64_t) (d[d_bytes - 1 - bit / 8] >> (bit % 8)) & 1 : 0;
+        window = (window << 1) | value;
+    }
+    return window;
+}
+
+int ifma_mod_exp_consttime(unsigned char *out, const unsigned char *x, const unsigned char *d, int d_bytes,
+                           const struct ifma_modulus *m)
+{
+    int count = 8 * m->vectors;
+    uint64_t acc[IFMA_MAX_LIMBS], entry[IFMA_MAX_LIMBS], one[IFMA_MAX_LIMBS];
+    size_t table_bytes = (size_t) TABLE_SIZE * (size_t) count * sizeof(uint64_t);
+    uint64_t *table = malloc(table_bytes);
+    if (table == NULL) return 0;
+    to_limbs(acc, count, x, m->bytes);
+    if (at_least(acc, m->n, count)) { /* x must be below m */
+        free(table);
+        return 0;
+    }
+    /* table[j] = x^j R mod m (almost reduced): table[0] = R, table[1] = x R */
+    memset(one, 0, sizeof one);
+    one[0] = 1;
+    montgomery_product(table, one, m->rr, m);
+    montgomery_product(table + count, acc, m->rr, m);
+    for (int j = 2; j < TABLE_SIZE; j++) {
+        montgomery_product(table + (size_t) j * count, table + (size_t) (j - 1) * count, table + count, m);
+    }
+    /* Every window of d's full length, top first, leading zeros included: the same steps for every d. */
+    int windows = (8 * d_bytes + WINDOW_BITS - 1) / WINDOW_BITS;
+    select_entry(acc, table, count, window_at(d, d_bytes, (windows - 1) * WINDOW_BITS));
+    for (int w = windows - 2; w >= 0; w--) {
+        for (int k = 0; k < WINDOW_BITS; k++) montgomery_product(acc, acc, acc, m);
+        select_entry(entry, table, count, window_at(d, d_bytes, w * WINDOW_BITS));
+        montgomery_product(acc, acc, entry, m);
+    }
+    montgomery_product(acc, acc, one, m); /* out of the Montgomery domain: at most m */
+    /* Below m: subtract m, and keep the difference unless it borrowed, by a mask. */
+    uint64_t borrow = 0;
+    for (int i = 0; i < count; i++) {
+        uint64_t t = acc[i] - m->n[i] - borrow;
+        borrow = t >> 63;
+        entry[i] = t & LIMB_MASK;
+    }
+    uint64_t keep_difference = borrow - 1; /* all ones when acc >= m */
+    for (int i = 0; i < count; i++) acc[i] = (entry[i] & keep_difference) | (acc[i] & ~keep_difference);
+    to_bytes(out, m->bytes, acc);
+    wipe(table, table_bytes);
+    free(table);
+    wipe(acc, sizeof acc);
+    wipe(entry, sizeof entry);
+    return 1;
+}
+
 #else
 
 int ifma_available(void)
@@ -248,6 +335,13 @@ int ifma_mod_exp(unsigned char *out, const unsigned char *x, const unsigned char
                  const struct ifma_modulus *m)
 {
     (void) out; (void) x; (void) e; (void) e_bytes; (void) m;
+    return 0;
+}
+
+int ifma_mod_exp_consttime(unsigned char *out, const unsigned char *x, const unsigned char *d, int d_bytes,
+                           const struct ifma_modulus *m)
+{
+    (void) out; (void) x; (void) d; (void) d_bytes; (void) m;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
- * x^e mod n with AVX-512 IFMA for RSA's public operations (modexp_ifma.c).
- * Not constant-time: for public values only.
+ * Modular exponentiation with AVX-512 IFMA (modexp_ifma.c): x^e mod n for
+ * RSA's public operations (not constant-time: public exponents only), and
+ * x^d mod p in constant time for the private CRT exponentiations (rsa_crt.c).
  */
 #ifndef FAST_RANDOM_MODEXP_IFMA_H
 #define FAST_RANDOM_MODEXP_IFMA_H
@@ -41,5 +42,15 @@ int ifma_limbs(const struct ifma_modulus *m);
  */
 int ifma_mod_exp(unsigned char *out, const unsigned char *x, const unsigned char *e, int e_bytes,
                  const struct ifma_modulus *m);
+
+/*
+ * out = x^d mod m, x and out big-endian of m->bytes, d big-endian of d_bytes
+ * (its length is public; pass the modulus's). Constant-time in x and in d's
+ * value: every window of d takes the same five squarings and one product
+ * with a table entry read by masks. 1 on success; 0 when x is not below m or
+ * there is no memory for the table.
+ */
+int ifma_mod_exp_consttime(unsigned char *out, const unsigned char *x, const unsigned char *d, int d_bytes,
+                           const struct ifma_modulus *m);
 
 #endif

@@ -58,6 +58,7 @@ struct rsa_key {
     int bytes;          /* length of the modulus in bytes */
     int check_results;  /* check private results with e here too */
     RSA *rsa;           /* the private key; NULL for a public key */
+    struct rsa_crt *crt; /* its private operation */
     struct blinding_pool *blinding; /* its blinding factors */
 
     BIGNUM *n;          /* public values, for the public operation and the check */
@@ -110,6 +111,7 @@ static void free_key(struct rsa_key *key)
 {
     if (key == NULL) return;
     key->magic = 0;
+    rsa_crt_free(key->crt); /* before the RSA object, whose values it uses */
     if (key->rsa != NULL) crypto.RSA_free(key->rsa); /* clears the private values */
     blinding_pool_free(key->blinding);
 
@@ -256,7 +258,7 @@ static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in,
 {
     unsigned char check[MAX_MODULUS_BYTES];
     int too_large = 0, ok = 0;
-    if (!blinded_private(key->blinding, key->rsa, in, out, key->bytes)) {
+    if (!blinded_private(key->blinding, key->crt, in, out, key->bytes)) {
         throw_openssl(env, "RSA private operation failed");
     } else if (!key->check_results) {
         ok = 1;
@@ -392,6 +394,16 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     if (!crypto.RSA_test_flags(rsa, RSA_FLAG_NO_BLINDING)
         || (key->blinding = blinding_pool_new(key->n, key->e, key->mont)) == NULL) {
         throw_libcrypto(env, "RSA key: blinding setup failed");
+        goto fail;
+    }
+    BN_CTX *ctx = crypto.BN_CTX_new();
+    if (ctx != NULL) {
+        key->crt = rsa_crt_new(rsa, key->n, key->e, key->mont, key->ifma, key->e_bytes, key->e_length,
+                               ifma_in_use(), ctx);
+        crypto.BN_CTX_free(ctx);
+    }
+    if (key->crt == NULL) {
+        throw_openssl(env, "RSA key: CRT setup failed");
         goto fail;
     }
     key->rsa = rsa;
@@ -626,4 +638,25 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_injectBlindingFailures0(JNI
     (void) env;
     (void) cls;
     blinding_inject_failures(count);
+}
+
+/* CRT counters since the library loaded: own CRT operations, of those on IFMA, check failures (tests, stats). */
+JNIEXPORT jlongArray JNICALL Java_fastrandom_jni_LibCrypto_crtStats0(JNIEnv *env, jclass cls)
+{
+    (void) cls;
+    long long counts[3];
+    jlong values[3];
+    rsa_crt_stats(counts);
+    for (int i = 0; i < 3; i++) values[i] = (jlong) counts[i];
+    jlongArray result = (*env)->NewLongArray(env, 3);
+    if (result != NULL) (*env)->SetLongArrayRegion(env, result, 0, 3, values);
+    return result;
+}
+
+/* Tests: the next count CRT results are corrupted, as a fault would corrupt them. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_injectCrtFaults0(JNIEnv *env, jclass cls, jint count)
+{
+    (void) env;
+    (void) cls;
+    rsa_crt_inject_faults(count);
 }

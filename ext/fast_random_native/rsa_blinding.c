@@ -1,13 +1,12 @@
 /*
- * RSA blinding for the :openssl engine, around OpenSSL's own CRT.
+ * RSA blinding for the :openssl engine's private operations (rsa_crt.c).
  *
  * A private operation y = x^d mod n never sees x: it runs on x r^e for a
  * random r, and (x r^e)^d = x^d r is multiplied by r^-1 afterwards (RFC
  * 8017, section 3.2 note; OpenSSL's BN_BLINDING does the same). The key has
- * RSA_FLAG_NO_BLINDING, so OpenSSL does not blind a second time; its
- * constant-time CRT and its check of the CRT result with e (rsa_ossl_mod_exp:
- * on a mismatch it recomputes without CRT, so a fault never releases a
- * value that reveals a factor) run on the blinded value as before.
+ * RSA_FLAG_NO_BLINDING, so where OpenSSL's CRT does the operation (keys with
+ * primes of different lengths) it does not blind a second time. The CRT and
+ * its check of the result with e run on the blinded value (rsa_crt.c).
  *
  * What differs from OpenSSL is the cost of the factors. OpenSSL makes a new
  * pair (r^e, r^-1) every 32 operations, each with a constant-time modular
@@ -214,9 +213,9 @@ static void retire(struct blinding_pool *pool, struct pair *p, BN_CTX *ctx)
     }
 }
 
-int blinded_private(struct blinding_pool *pool, RSA *rsa, const unsigned char *in, unsigned char *out, int bytes)
+int blinded_private(struct blinding_pool *pool, struct rsa_crt *crt, const unsigned char *in, unsigned char *out,
+                    int bytes)
 {
-    unsigned char blinded[MAX_MODULUS_BYTES], raw[MAX_MODULUS_BYTES];
     int ok = 0;
     if (bytes <= 0 || bytes > MAX_MODULUS_BYTES) return 0;
     BN_CTX *ctx = crypto.BN_CTX_new();
@@ -229,16 +228,18 @@ int blinded_private(struct blinding_pool *pool, RSA *rsa, const unsigned char *i
 
     crypto.BN_CTX_start(ctx);
     BIGNUM *x = crypto.BN_CTX_get(ctx);
-    if (x != NULL && crypto.BN_bin2bn(in, bytes, x) != NULL && crypto.BN_ucmp(x, pool->n) < 0
+    BIGNUM *y = crypto.BN_CTX_get(ctx);
+    if (y != NULL && crypto.BN_bin2bn(in, bytes, x) != NULL && crypto.BN_ucmp(x, pool->n) < 0
         && crypto.BN_mod_mul_montgomery(x, x, p->a, pool->mont, ctx)          /* x r^e */
-        && crypto.BN_bn2binpad(x, blinded, bytes) == bytes
-        && crypto.RSA_private_encrypt(bytes, blinded, raw, rsa, RSA_NO_PADDING) == bytes
-        && crypto.BN_bin2bn(raw, bytes, x) != NULL
-        && crypto.BN_mod_mul_montgomery(x, x, p->a_inv, pool->mont, ctx)      /* x^d r r^-1 */
-        && crypto.BN_bn2binpad(x, out, bytes) == bytes) {
+        && rsa_crt_private(crt, y, x, ctx)                                     /* x^d r */
+        && crypto.BN_mod_mul_montgomery(y, y, p->a_inv, pool->mont, ctx)      /* x^d r r^-1 */
+        && crypto.BN_bn2binpad(y, out, bytes) == bytes) {
         ok = 1;
     }
-    if (x != NULL) crypto.BN_clear(x);
+    if (y != NULL) {
+        crypto.BN_clear(x);
+        crypto.BN_clear(y);
+    }
     crypto.BN_CTX_end(ctx);
     if (ok) {
         retire(pool, p, ctx);
@@ -248,8 +249,6 @@ int blinded_private(struct blinding_pool *pool, RSA *rsa, const unsigned char *i
         wipe(out, (size_t) bytes);
     }
     crypto.BN_CTX_free(ctx);
-    wipe(blinded, sizeof blinded);
-    wipe(raw, sizeof raw);
     return ok;
 }
 

@@ -8,6 +8,7 @@
 #define FAST_RANDOM_RSA_BLINDING_H
 
 #include "libcrypto.h"
+#include "rsa_crt.h"
 
 /* A key's blinding factors; safe to use from several threads at once. */
 struct blinding_pool;
@@ -19,11 +20,11 @@ struct blinding_pool *blinding_pool_new(const BIGNUM *n, const BIGNUM *e, BN_MON
 void blinding_pool_free(struct blinding_pool *pool);
 
 /*
- * out = in^d mod n (bytes each, in below n), by OpenSSL's CRT on rsa, which
- * must have RSA_FLAG_NO_BLINDING, on in blinded with a fresh factor; 1 on
- * success, 0 on any failure, with nothing in out.
+ * out = in^d mod n (bytes each, in below n) by crt (rsa_crt.c) on in blinded
+ * with a fresh factor; 1 on success, 0 on any failure, with nothing in out.
  */
-int blinded_private(struct blinding_pool *pool, RSA *rsa, const unsigned char *in, unsigned char *out, int bytes);
+int blinded_private(struct blinding_pool *pool, struct rsa_crt *crt, const unsigned char *in, unsigned char *out,
+                    int bytes);
 
 /* Counters since the library loaded: batches made, pairs made, blinded operations. */
 void blinding_stats(long long counts[3]);

@@ -44,6 +44,8 @@ public final class LibCrypto {
     private static native String publicExponentiation0();
     private static native long[] blindingStats0();
     private static native void injectBlindingFailures0(int count);
+    private static native long[] crtStats0();
+    private static native void injectCrtFaults0(int count);
     private static native byte[] digestInfo0(int hash, byte[] digest);
 
     /**
@@ -177,6 +179,22 @@ public final class LibCrypto {
     public static void injectBlindingFailures(int count) {
         requireUsable();
         injectBlindingFailures0(count);
+    }
+
+    /**
+     * RSA private operations by fast_random's CRT (rsa_crt.c), process-wide:
+     * {operations, of those exponentiated with AVX-512 IFMA, results that
+     * failed the check with the public exponent and were recomputed without
+     * CRT}; zeros before libcrypto was loaded.
+     */
+    public static long[] crtStats() {
+        return usable ? crtStats0() : new long[3];
+    }
+
+    /** Tests: the next {@code count} CRT results are corrupted modulo p, as a fault would (0 stops it). */
+    public static void injectCrtFaults(int count) {
+        requireUsable();
+        injectCrtFaults0(count);
     }
 
     /** Native keys (RSA and EC) created and not yet freed, process-wide. */
