@@ -142,12 +142,12 @@ class RsaOpenSslEngineTest < Minitest::Test
   # Below the engine's consistency check: a native key built from a
   # corrupted CRT value stands for a fault in the CRT step, the one that
   # could reveal a prime factor (Boneh, DeMillo and Lipton; Lenstra). With
-  # nothing of ours checking, OpenSSL's own check (rsa_ossl_mod_exp: the CRT
-  # result raised to e must give the input back, else it recomputes without
-  # CRT) must return the right result. The engine probes exactly this once
-  # and then leaves the checking to OpenSSL, as MRI does.
-  def test_openssl_recomputes_a_faulty_crt_result_itself
-    assert Engine.libcrypto_checks_crt, "this libcrypto does not check its CRT results"
+  # nothing else checking, the CRT's own check (rsa_crt.c, as OpenSSL's
+  # rsa_ossl_mod_exp: the CRT result raised to e must give the input back,
+  # else it is recomputed without CRT) must return the right result. The
+  # engine probes exactly this once and then checks nothing more, as MRI.
+  def test_the_crt_recomputes_a_faulty_result_itself
+    assert Engine.crt_checks_results, "the private operation does not check its CRT results"
     refute engine.checks_results
     key = RsaTestKeys.key(1024, 65_537)
     input = ([0] * 127 + [5]).pack("C*").to_java_bytes

@@ -262,7 +262,7 @@ module Bench
         "#{@results.label(key)}: #{how == "ifma" ? "AVX-512 IFMA" : "OpenSSL's BN_mod_exp_mont"}" if how && !how.empty?
       end
       ["Same keys everywhere (made by MRI's OpenSSL, read from PEM). fast_random's engines: :openssl " \
-       "(libcrypto through JNI: OpenSSL's blinded CRT for private operations, a PKCS#1 v1.5 signature or " \
+       "(libcrypto through JNI: fast_random's blinded constant-time CRT for private operations, a PKCS#1 v1.5 signature or " \
        "verification in one native call), :gmp (jnagmp + bouncycastle-rsa), :java (jruby-openssl's own code, " \
        "through fast_random's hook).",
        *("Public operations (verify, public_encrypt) ran on #{public_ops.uniq.join("; ")}." unless public_ops.empty?)]

@@ -5,19 +5,20 @@
  *
  * A private key is one OpenSSL RSA object built once (RSA_new and the
  * RSA_set0_* setters, deprecated in 3.0 but still exported), pinned to
- * OpenSSL's own software method, and used for every call on that key, so
- * what OpenSSL computes on first use (the Montgomery contexts for n, p and
- * q) is reused. A private operation is blinded here (rsa_blinding.c: the
- * same blinding as OpenSSL's, with factors that cost a fraction of its) and
- * runs RSA_private_encrypt with RSA_NO_PADDING on the blinded value: OpenSSL's
- * constant-time CRT, whose result OpenSSL checks with the public exponent
- * (rsa_ossl_mod_exp: on a mismatch it recomputes without CRT, so a fault in
- * the CRT step, which could reveal a prime factor, never leaves it); the key
- * has RSA_FLAG_NO_BLINDING, so OpenSSL does not blind it again. A key made with
- * check_results also checks every final result here (result^e mod n must
- * give the input back) and returns nothing when it does not: the engine asks
- * for that when this libcrypto's own check did not prove itself at start
- * (fastrandom.rsa.OpenSslRsaEngine).
+ * OpenSSL's own software method, with what its private operation needs
+ * made once (rsa_crt.c: Montgomery contexts for p and q, qInv R^2, IFMA
+ * tables), and used for every call on that key. A private operation is
+ * blinded here (rsa_blinding.c: the same blinding as OpenSSL's, with
+ * factors that cost a fraction of its) and runs our constant-time CRT on
+ * the blinded value, whose result is checked with the public exponent
+ * (on a mismatch it is recomputed without CRT, as OpenSSL's
+ * rsa_ossl_mod_exp does, so a fault in the CRT step, which could reveal a
+ * prime factor, never leaves); the key has RSA_FLAG_NO_BLINDING, so where
+ * OpenSSL's CRT runs instead (primes of different lengths) it does not
+ * blind again. A key made with check_results also checks every final
+ * result here (result^e mod n must give the input back) and returns nothing
+ * when it does not: the engine asks for that when the CRT's own check did
+ * not prove itself at start (fastrandom.rsa.OpenSslRsaEngine).
  *
  * PKCS#1 v1.5 signatures (RFC 8017, section 8.2) are one call each: the
  * digest (OpenSSL's one-shot SHA functions: no algorithm fetching, no
@@ -29,14 +30,15 @@
  *
  * Public operations on values that are not secret (verification,
  * encryption) use AVX-512 IFMA where the CPU has it (modexp_ifma.c, about
- * twice as fast as BN_mod_exp_mont at 2048 bits); our own check of a private
- * result, when it runs, stays on OpenSSL's code.
+ * twice as fast as BN_mod_exp_mont at 2048 bits); the extra check of a
+ * final private result, when it runs, stays on OpenSSL's code.
  *
  * Handles are pointers to struct rsa_key, owned by the Java side
  * (fastrandom.jni.LibCrypto.Key), which never frees one while a call on it
- * is running. A key is safe to use from several threads at once: OpenSSL
- * 3.0 takes the RSA object's lock to set up its caches, and each operation
- * takes its own blinding factors from the key's pool.
+ * is running. A key is safe to use from several threads at once: what the
+ * CRT keeps is read-only after the key is made, OpenSSL 3.0 takes the RSA
+ * object's lock to set up its own caches, and each operation takes its own
+ * blinding factors from the key's pool.
  *
  * Java side: fastrandom.jni.LibCrypto.
  */
@@ -249,8 +251,9 @@ static int public_exp(struct rsa_key *key, const unsigned char *in, unsigned cha
 }
 
 /*
- * out = in^d mod n (key->bytes each), blinded (rsa_blinding.c), by OpenSSL's
- * constant-time CRT; with key->check_results, checked here too. 1 on
+ * out = in^d mod n (key->bytes each), blinded (rsa_blinding.c), by the
+ * key's constant-time CRT (rsa_crt.c); with key->check_results, checked
+ * here too. 1 on
  * success, else 0 with an exception pending and nothing written to out that
  * could be used.
  */
@@ -368,7 +371,8 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     /*
      * Pin OpenSSL's own implementation (rsa_ossl.c), whatever default ENGINE
      * a configuration file names: that is the code whose constant time,
-     * result check and locking we rely on (the blinding is ours, below).
+     * result check and locking we rely on for keys our CRT does not take
+     * (the blinding is ours, below).
      */
     if ((rsa = crypto.RSA_new()) == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL())) {
         throw_openssl(env, "RSA key: RSA_new failed");

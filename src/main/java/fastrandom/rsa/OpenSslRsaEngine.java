@@ -14,24 +14,26 @@ import fastrandom.jni.LibCryptoException;
  * The {@code :openssl} engine: RSA in OpenSSL's libcrypto 3 (loaded with
  * dlopen through fast_random's JNI library, see {@link LibCrypto}).
  *
- * <p>Each private key becomes one OpenSSL RSA object, built on the key's first
- * use and cached against {@link RsaPrivateKey#identity} (see
- * {@link KeyCache}), so OpenSSL's per-key work (Montgomery contexts for
- * n, p and q) is done once, not per call. A private operation is blinded in
- * C (rsa_blinding.c: OpenSSL's scheme, with factors made eight at a time
- * with one inversion) around OpenSSL's constant-time CRT
- * (RSA_private_encrypt with no padding, on a key with OpenSSL's own
- * blinding off, so it is blinded once). Public keys are cached the same way against the modulus
- * instance, keeping OpenSSL's Montgomery context for n. PKCS#1 v1.5
- * signatures with SHA-1 and SHA-2 are one native call each
- * ({@link #signPkcs1}, {@link #verifyPkcs1}).
+ * <p>Each private key becomes one native key (an OpenSSL RSA object and
+ * what the CRT needs: Montgomery contexts for n, p and q, IFMA tables),
+ * built on the key's first use and cached against
+ * {@link RsaPrivateKey#identity} (see {@link KeyCache}), so that work is
+ * done once, not per call. A private operation is blinded in C
+ * (rsa_blinding.c: OpenSSL's scheme, with factors made eight at a time with
+ * one inversion) around fast_random's constant-time CRT (rsa_crt.c:
+ * OpenSSL's exponentiation for 1024-bit primes, AVX-512 IFMA for larger
+ * ones where the CPU has it; OpenSSL's own CRT for primes of different
+ * lengths). Public keys are cached the same way against the modulus
+ * instance, keeping the Montgomery context for n. PKCS#1 v1.5 signatures
+ * with SHA-1 and SHA-2 are one native call each ({@link #signPkcs1},
+ * {@link #verifyPkcs1}).
  *
- * <p>Faults: OpenSSL checks every CRT result with the public exponent and,
- * on a mismatch, recomputes it without CRT (rsa_ossl_mod_exp), so a fault in
- * the CRT step, the one that could reveal a prime factor, never leaves it.
- * {@link #libcryptoChecksCrt()} proves that on the libcrypto actually loaded,
- * once, with a key whose CRT exponent is corrupted; only if it did not
- * would every result also be checked in C (one more public exponentiation).
+ * <p>Faults: every CRT result is checked with the public exponent and, on
+ * a mismatch, recomputed without CRT (as OpenSSL's rsa_ossl_mod_exp does),
+ * so a fault in the CRT step, the one that could reveal a prime factor,
+ * never leaves C. {@link #crtChecksResults()} proves that once per
+ * process, with a key whose CRT exponent is corrupted; only if it did not
+ * would every result also be checked again (one more public exponentiation).
  *
  * <p>Thread-safe: one native key serves any number of threads at once.
  */
@@ -44,9 +46,9 @@ public final class OpenSslRsaEngine implements RsaEngine {
     /** Lookups of a cached key before falling back to a key for one call (see privateOperation). */
     private static final int LOOKUP_ATTEMPTS = 3;
 
-    private static volatile Boolean libcryptoChecksCrt; // probed once
+    private static volatile Boolean crtChecksResults; // probed once
 
-    private final boolean checkResults = !libcryptoChecksCrt();
+    private final boolean checkResults = !crtChecksResults();
     private final KeyCache<LibCrypto.Key> privateKeys;
     private final KeyCache<LibCrypto.Key> publicKeys;
 
@@ -161,7 +163,7 @@ public final class OpenSslRsaEngine implements RsaEngine {
     /**
      * {@code ciphertext} (exactly as long as the modulus) decrypted with the
      * private key and {@code padding} in one native call: the blinded
-     * private operation (OpenSSL's CRT, its result checked) and OpenSSL's
+     * private operation (the CRT, its result checked) and OpenSSL's
      * constant-time unpadding. Throws
      * {@link BadPaddingException} when it is not a well-padded message,
      * {@link InconsistentKeyException} for a key no engine takes,
@@ -267,19 +269,19 @@ public final class OpenSslRsaEngine implements RsaEngine {
     }
 
     /**
-     * Whether the loaded libcrypto checks its CRT results itself: a key
+     * Whether the private operation checks its CRT results itself: a key
      * whose CRT exponent dP is corrupted (which makes the CRT result wrong
      * modulo p, exactly what a fault would) must still give the right
-     * answer, recomputed without CRT, when nothing of ours checks it. Probed
+     * answer, recomputed without CRT, when nothing else checks it. Probed
      * once per process, on the known-answer key; false when libcrypto is
      * unusable.
      */
-    public static boolean libcryptoChecksCrt() {
-        Boolean probed = libcryptoChecksCrt;
+    public static boolean crtChecksResults() {
+        Boolean probed = crtChecksResults;
         if (probed != null) return probed;
         synchronized (OpenSslRsaEngine.class) {
-            if (libcryptoChecksCrt == null) libcryptoChecksCrt = probeCrtCheck();
-            return libcryptoChecksCrt;
+            if (crtChecksResults == null) crtChecksResults = probeCrtCheck();
+            return crtChecksResults;
         }
     }
 

@@ -33,7 +33,7 @@ import fastrandom.rsa.RsaStats;
 /**
  * The JVM-wide provider's RSASSA-PSS (what TLS 1.3 signs with for RSA
  * certificates): EMSA-PSS in Java ({@link Pss}) around the engine's
- * exponentiation (the private one OpenSSL's checked CRT, blinded by the
+ * exponentiation (the private one the engine's checked CRT, blinded by the
  * engine; the public one fast_random's IFMA code where the CPU has it).
  * Parameters are a {@link PSSParameterSpec}, set before or after init as
  * with the JDK's;
