@@ -1,10 +1,18 @@
 /*
- * x^e mod n with AVX-512 IFMA, for RSA's public operations (verification,
- * encryption). The exponent is public and its bits choose the steps; the
- * products and the checks on x take the same time whatever the values, so
- * a message being encrypted does not show in the timing. (The result's last
- * reduction depends on the result, which is public.) Never used with a
- * private exponent.
+ * Modular exponentiation with AVX-512 IFMA, two ways:
+ *
+ *  - ifma_mod_exp, x^e mod n for RSA's public operations (verification,
+ *    encryption) and the check of a CRT result. The exponent is public and
+ *    its bits choose the steps; the products and the checks on x take the
+ *    same time whatever the values, so a message being encrypted does not
+ *    show in the timing. (The result's last reduction depends on the
+ *    result, which is public.) Never used with a private exponent.
+ *  - ifma_mod_exp_consttime, x^d mod p for the private CRT halves
+ *    (rsa_crt.c): fixed 5-bit windows over the exponent's whole length
+ *    (leading zero windows included), five squarings and one product per
+ *    window, the product's operand read from a table of x^0 .. x^31 by
+ *    masks over every entry, the last reduction by a mask: nothing that
+ *    runs, and no address touched, depends on x or d.
  *
  * Numbers are held as little-endian limbs of 52 bits in 64-bit lanes, eight
  * to a 512-bit vector (2048-bit moduli: 40 limbs, five vectors). A product is
@@ -17,8 +25,8 @@
  * brings it below n.
  *
  * Used only where CPUID says AVX512F and AVX512IFMA and the OS saves the ZMM
- * registers (XGETBV); elsewhere OpenSSL's BN_mod_exp_mont does the work
- * (openssl_rsa.c).
+ * registers (XGETBV); elsewhere OpenSSL's BN_mod_exp_mont and
+ * BN_mod_exp_mont_consttime do the work (openssl_rsa.c, rsa_crt.c).
  */
 #include "modexp_ifma.h"
 #include "libcrypto.h" /* wipe */

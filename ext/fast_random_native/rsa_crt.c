@@ -147,6 +147,14 @@ static BN_MONT_CTX *new_mont(const BIGNUM *m, BN_CTX *ctx)
     return mont;
 }
 
+/* A copy of a secret value that OpenSSL's divisions and inversions treat in constant time. */
+static BIGNUM *consttime_copy(const BIGNUM *value)
+{
+    BIGNUM *copy = crypto.BN_dup(value);
+    if (copy != NULL) crypto.BN_set_flags(copy, BN_FLG_CONSTTIME);
+    return copy;
+}
+
 struct rsa_crt *rsa_crt_new(RSA *rsa, const BIGNUM *n, const BIGNUM *e, BN_MONT_CTX *mont_n,
                             const struct ifma_modulus *ifma_n, const unsigned char *e_bytes, int e_length,
                             int ifma, BN_CTX *ctx)
@@ -174,23 +182,25 @@ struct rsa_crt *rsa_crt_new(RSA *rsa, const BIGNUM *n, const BIGNUM *e, BN_MONT_
     if (bits != crypto.BN_num_bits(crt->q) || bits < 64) return crt; /* OpenSSL's CRT */
     crt->half_bytes = (bits + 7) / 8;
 
-    if ((crt->two_p = crypto.BN_new()) == NULL || !crypto.BN_lshift(crt->two_p, crt->p, 1)
-        || (crt->mont_p = new_mont(crt->p, ctx)) == NULL || (crt->mont_q = new_mont(crt->q, ctx)) == NULL
-        || (crt->iqmp_rr = crypto.BN_new()) == NULL
-        || !crypto.BN_to_montgomery(crt->iqmp_rr, iqmp, crt->mont_p, ctx)
-        || !crypto.BN_to_montgomery(crt->iqmp_rr, crt->iqmp_rr, crt->mont_p, ctx)) {
+    /* Set up on constant-time copies of p and q, as OpenSSL sets up its own (rsa_ossl_mod_exp). */
+    BIGNUM *p = consttime_copy(crt->p), *q = consttime_copy(crt->q);
+    int ok = p != NULL && q != NULL
+        && (crt->two_p = crypto.BN_new()) != NULL && crypto.BN_lshift(crt->two_p, p, 1)
+        && (crt->mont_p = new_mont(p, ctx)) != NULL && (crt->mont_q = new_mont(q, ctx)) != NULL
+        && (crt->iqmp_rr = crypto.BN_new()) != NULL
+        && crypto.BN_to_montgomery(crt->iqmp_rr, iqmp, crt->mont_p, ctx)
+        && crypto.BN_to_montgomery(crt->iqmp_rr, crt->iqmp_rr, crt->mont_p, ctx);
+    if (ok && ifma && bits > OWN_IFMA_ABOVE_BITS) {
+        ok = (crt->ifma_p = new_ifma_prime(p, crt->half_bytes, ctx)) != NULL
+            && (crt->ifma_q = new_ifma_prime(q, crt->half_bytes, ctx)) != NULL
+            && (crt->dmp1_bytes = secret_bytes(crt->dmp1, crt->half_bytes)) != NULL
+            && (crt->dmq1_bytes = secret_bytes(crt->dmq1, crt->half_bytes)) != NULL;
+    }
+    crypto.BN_clear_free(p);
+    crypto.BN_clear_free(q);
+    if (!ok) {
         rsa_crt_free(crt);
         return NULL;
-    }
-    if (ifma && bits > OWN_IFMA_ABOVE_BITS) {
-        crt->ifma_p = new_ifma_prime(crt->p, crt->half_bytes, ctx);
-        crt->ifma_q = new_ifma_prime(crt->q, crt->half_bytes, ctx);
-        crt->dmp1_bytes = secret_bytes(crt->dmp1, crt->half_bytes);
-        crt->dmq1_bytes = secret_bytes(crt->dmq1, crt->half_bytes);
-        if (crt->ifma_p == NULL || crt->ifma_q == NULL || crt->dmp1_bytes == NULL || crt->dmq1_bytes == NULL) {
-            rsa_crt_free(crt);
-            return NULL;
-        }
     }
     crt->own = 1;
     return crt;
