@@ -37,18 +37,6 @@ class RsaBlindingTest < Minitest::Test
     %i[batches pairs operations].zip(LibCrypto.blinding_stats.to_a).to_h
   end
 
-  def native_key(key)
-    LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv, false)
-  end
-
-  def bytes(integer, length)
-    [integer.to_s(16).rjust(length * 2, "0")].pack("H*").to_java_bytes
-  end
-
-  def private_raw(native, integer, length)
-    java.math.BigInteger.new(1, native.private_raw(bytes(integer, length))).to_i
-  end
-
   # Through OpenSSL::PKey::RSA: sign, private_decrypt and private_encrypt
   # are each one blinded operation, and what they return is stock's.
   def test_every_private_operation_is_blinded
@@ -74,13 +62,13 @@ class RsaBlindingTest < Minitest::Test
   # every 32 operations.
   def test_results_stay_exact_across_many_factors_and_threads
     key = RsaTestKeys.key(1024, 65_537)
-    native = native_key(key)
+    native = key.native_key
     operations = 4 * 300
     before = blinding
     wrong = Array.new(4) do |t|
       Thread.new do
         random = Random.new(t)
-        Array.new(300) { random.rand(key.n) }.reject { |x| private_raw(native, x, 128) == x.pow(key.d, key.n) }
+        Array.new(300) { random.rand(key.n) }.reject { |x| key.private_raw(native, x) == x.pow(key.d, key.n) }
       end
     end.flat_map(&:value)
     after = blinding
@@ -99,13 +87,13 @@ class RsaBlindingTest < Minitest::Test
   # next operation on the same key makes a batch and is exact.
   def test_a_failed_batch_returns_nothing_and_the_next_call_recovers
     key = RsaTestKeys.key(1024, 65_537)
-    native = native_key(key) # a new key: no factors yet, so its first operation needs a batch
+    native = key.native_key # a new key: no factors yet, so its first operation needs a batch
     before = blinding
     LibCrypto.inject_blinding_failures(1)
-    error = assert_raises(LibCryptoException) { private_raw(native, 5, 128) }
+    error = assert_raises(LibCryptoException) { key.private_raw(native, 5) }
     assert_match(/RSA private operation failed/, error.message)
     assert_equal before, blinding
-    assert_equal 5.pow(key.d, key.n), private_raw(native, 5, 128)
+    assert_equal 5.pow(key.d, key.n), key.private_raw(native, 5)
     assert_equal before[:batches] + 1, blinding[:batches]
   ensure
     native&.close
@@ -144,11 +132,11 @@ class RsaBlindingTest < Minitest::Test
   # not below n is refused, never reduced and signed.
   def test_an_input_not_below_the_modulus_is_refused
     key = RsaTestKeys.key(1024, 65_537)
-    native = native_key(key)
+    native = key.native_key
     [key.n, key.n + 1, 2**1024 - 1].each do |input|
-      assert_raises(LibCryptoException) { private_raw(native, input, 128) }
+      assert_raises(LibCryptoException) { key.private_raw(native, input) }
     end
-    assert_equal 7.pow(key.d, key.n), private_raw(native, 7, 128)
+    assert_equal 7.pow(key.d, key.n), key.private_raw(native, 7)
   ensure
     native&.close
   end

@@ -38,16 +38,6 @@ class RsaCrtTest < Minitest::Test
     LibCrypto.public_exponentiation == "ifma"
   end
 
-  def native_key(key)
-    LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv, false)
-  end
-
-  def private_raw(native, key, integer)
-    length = (key.n.bit_length + 7) / 8
-    input = [integer.to_s(16).rjust(length * 2, "0")].pack("H*").to_java_bytes
-    BigInteger.new(1, native.private_raw(input)).to_i
-  end
-
   # A two-prime key with primes of these lengths (not one length: OpenSSL's CRT).
   def key_with_primes(p_bits, q_bits, e = 65_537)
     random = java.security.SecureRandom.new
@@ -72,7 +62,7 @@ class RsaCrtTest < Minitest::Test
   end
 
   def assert_exact(key, native, count: 12, seed: 1)
-    wrong = inputs(key, count, seed).reject { |x| private_raw(native, key, x) == x.pow(key.d, key.n) }
+    wrong = inputs(key, count, seed).reject { |x| key.private_raw(native, x) == x.pow(key.d, key.n) }
     assert_empty wrong, "#{key.n.bit_length}-bit key: wrong results"
   end
 
@@ -82,7 +72,7 @@ class RsaCrtTest < Minitest::Test
   def test_own_crt_is_exact_at_every_size
     [1024, 2000, 2048, 2600, 3072, 4096].each do |bits|
       key = RsaTestKeys.key(bits, 65_537)
-      native = native_key(key)
+      native = key.native_key
       before = crt
       assert_exact(key, native)
       after = crt
@@ -99,7 +89,7 @@ class RsaCrtTest < Minitest::Test
   # Primes of different lengths: OpenSSL's CRT (ours counts nothing), exact.
   def test_primes_of_different_lengths_take_openssl_crt
     key = key_with_primes(1088, 960)
-    native = native_key(key)
+    native = key.native_key
     before = crt
     assert_exact(key, native)
     assert_equal before, crt
@@ -114,13 +104,13 @@ class RsaCrtTest < Minitest::Test
   def test_a_faulty_crt_result_is_caught_and_recomputed
     [2048, 3072].each do |bits|
       key = RsaTestKeys.key(bits, 65_537)
-      native = native_key(key)
+      native = key.native_key
       before = crt
       LibCrypto.inject_crt_faults(2)
-      assert_equal 7.pow(key.d, key.n), private_raw(native, key, 7)
-      assert_equal (key.n - 2).pow(key.d, key.n), private_raw(native, key, key.n - 2)
+      assert_equal 7.pow(key.d, key.n), key.private_raw(native, 7)
+      assert_equal (key.n - 2).pow(key.d, key.n), key.private_raw(native, key.n - 2)
       assert_equal before[:check_failures] + 2, crt[:check_failures], "#{bits} bits: the faults were not caught"
-      assert_equal 11.pow(key.d, key.n), private_raw(native, key, 11)
+      assert_equal 11.pow(key.d, key.n), key.private_raw(native, 11)
       assert_equal before[:check_failures] + 2, crt[:check_failures]
       assert_equal before[:operations] + 3, crt[:operations]
     ensure
@@ -134,7 +124,7 @@ class RsaCrtTest < Minitest::Test
   # any dQ gives them the right result.)
   def test_a_key_with_a_wrong_crt_exponent_still_gives_exact_results
     key = RsaTestKeys.key(2048, 65_537)
-    native = native_key(key.with(dq: key.dq ^ 2))
+    native = key.with(dq: key.dq ^ 2).native_key
     before = crt
     assert_exact(key, native, count: 2)
     wrong_mod_q = inputs(key, 2, 1).count { |x| (x % key.q).nonzero? }
@@ -162,11 +152,11 @@ class RsaCrtTest < Minitest::Test
   def test_threads_share_a_key
     [2048, 3072].each do |bits|
       key = RsaTestKeys.key(bits, 65_537)
-      native = native_key(key)
+      native = key.native_key
       wrong = Array.new(4) do |t|
         Thread.new do
           random = Random.new(t)
-          Array.new(25) { random.rand(key.n) }.reject { |x| private_raw(native, key, x) == x.pow(key.d, key.n) }
+          Array.new(25) { random.rand(key.n) }.reject { |x| key.private_raw(native, x) == x.pow(key.d, key.n) }
         end
       end.flat_map(&:value)
       assert_empty wrong, "#{bits} bits"

@@ -120,7 +120,7 @@ class RsaOpenSslEngineTest < Minitest::Test
     end
     assert_raises(LibCryptoException) { LibCrypto.new_private_key(1, nil, nil, nil, nil, nil, nil, nil, false) }
     key = RsaTestKeys.key(1024, 65_537)
-    native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv, false)
+    native = key.native_key
     input = ([0] * 127 + [3]).pack("C*").to_java_bytes
     assert_equal 3.pow(key.d, key.n), java.math.BigInteger.new(1, native.private_raw(input)).to_i
     # Wrong lengths are refused in C, not read past.
@@ -153,7 +153,7 @@ class RsaOpenSslEngineTest < Minitest::Test
     input = ([0] * 127 + [5]).pack("C*").to_java_bytes
     [{ dp: key.dp ^ 2 }, { dq: key.dq ^ 8 }, { qinv: key.qinv ^ 4 }, { dp: key.dp ^ 2, dq: key.dq ^ 2 }].each do |corruption|
       bad = key.with(**corruption)
-      native = LibCrypto.new_private_key(bad.n, bad.e, bad.d, bad.p, bad.q, bad.dp, bad.dq, bad.qinv, false)
+      native = bad.native_key
       begin
         assert_equal 5.pow(key.d, key.n), java.math.BigInteger.new(1, native.private_raw(input)).to_i, corruption.inspect
       ensure
@@ -171,9 +171,8 @@ class RsaOpenSslEngineTest < Minitest::Test
     key = RsaTestKeys.key(1024, 65_537)
     input = ([0] * 127 + [5]).pack("C*").to_java_bytes
     bad = key.with(d: key.d ^ 2, dp: key.dp ^ 2)
-    values = [bad.n, bad.e, bad.d, bad.p, bad.q, bad.dp, bad.dq, bad.qinv]
-    unchecked = LibCrypto.new_private_key(*values, false)
-    checked = LibCrypto.new_private_key(*values, true)
+    unchecked = bad.native_key
+    checked = bad.native_key(check_results: true)
     begin
       refute_equal 5.pow(key.d, key.n), java.math.BigInteger.new(1, unchecked.private_raw(input)).to_i
       error = assert_raises(LibCryptoException) { checked.private_raw(input) }
@@ -190,7 +189,7 @@ class RsaOpenSslEngineTest < Minitest::Test
 
   def test_a_key_closed_while_in_use_is_freed_after_the_call
     key = RsaTestKeys.key(2048, 65_537)
-    native = LibCrypto.new_private_key(key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.qinv, false)
+    native = key.native_key
     before = LibCrypto.live_keys
     input = ([0] * 255 + [7]).pack("C*").to_java_bytes
     workers = Array.new(4) { Thread.new { Array.new(50) { native.private_raw(input) } } }

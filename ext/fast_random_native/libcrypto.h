@@ -33,6 +33,9 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
 #define BN_FLG_CONSTTIME 0x04
 #define OPENSSL_VERSION 0
 
+/* The largest RSA modulus, in bytes: OPENSSL_RSA_MAX_MODULUS_BITS (libcrypto refuses larger keys anyway). */
+#define MAX_MODULUS_BYTES (16384 / 8)
+
 /*
  * Every libcrypto function we call: return type, name, parameters. Expanded
  * into a table of function pointers (crypto.NAME), filled by dlsym.
@@ -194,5 +197,16 @@ void wipe(void *buffer, size_t length);
 
 /* Constant-time equality of two byte strings of the same length: 1 when equal. */
 int same_bytes(const unsigned char *a, const unsigned char *b, size_t length);
+
+/*
+ * Tests' fault injection: a countdown of faults still to inject, shared by
+ * threads. injected_set starts it (0 stops it); injected_take is 1, and
+ * counts one down, while any are left.
+ */
+void injected_set(int *countdown, int count);
+int injected_take(int *countdown);
+
+/* counts[0 .. length) (at most 8) as a new Java long[] (NULL with an exception pending on failure). */
+jlongArray counts_to_java(JNIEnv *env, const long long *counts, int length);
 
 #endif

@@ -50,9 +50,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* OPENSSL_RSA_MAX_MODULUS_BITS: libcrypto refuses larger keys anyway. */
-#define MAX_MODULUS_BYTES (16384 / 8)
-
 #define KEY_MAGIC 0x52534131u /* "RSA1": a live rsa_key */
 
 struct rsa_key {
@@ -628,12 +625,8 @@ JNIEXPORT jlongArray JNICALL Java_fastrandom_jni_LibCrypto_blindingStats0(JNIEnv
 {
     (void) cls;
     long long counts[3];
-    jlong values[3];
     blinding_stats(counts);
-    for (int i = 0; i < 3; i++) values[i] = (jlong) counts[i];
-    jlongArray result = (*env)->NewLongArray(env, 3);
-    if (result != NULL) (*env)->SetLongArrayRegion(env, result, 0, 3, values);
-    return result;
+    return counts_to_java(env, counts, 3);
 }
 
 /* Tests: the next count blinding batches fail as if OpenSSL had. */
@@ -649,12 +642,8 @@ JNIEXPORT jlongArray JNICALL Java_fastrandom_jni_LibCrypto_crtStats0(JNIEnv *env
 {
     (void) cls;
     long long counts[3];
-    jlong values[3];
     rsa_crt_stats(counts);
-    for (int i = 0; i < 3; i++) values[i] = (jlong) counts[i];
-    jlongArray result = (*env)->NewLongArray(env, 3);
-    if (result != NULL) (*env)->SetLongArrayRegion(env, result, 0, 3, values);
-    return result;
+    return counts_to_java(env, counts, 3);
 }
 
 /* Tests: the next count CRT results are corrupted, as a fault would corrupt them. */

@@ -32,7 +32,6 @@
 #define PAIR_USES 32     /* operations per pair, as OpenSSL's BN_BLINDING */
 #define BATCH 8          /* pairs made with one inversion */
 #define POOL_CAPACITY 16 /* pairs kept per key: two threads' batches */
-#define MAX_MODULUS_BYTES (16384 / 8)
 
 struct pair {
     BIGNUM *a;     /* r^e mod n, in Montgomery form */
@@ -95,17 +94,6 @@ void blinding_pool_free(struct blinding_pool *pool)
     free(pool);
 }
 
-static int injected_failure(void)
-{
-    int left = __atomic_load_n(&injected_failures, __ATOMIC_SEQ_CST);
-    while (left > 0) {
-        if (__atomic_compare_exchange_n(&injected_failures, &left, left - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /*
  * BATCH new pairs into made, with one inversion; 1 on success, else 0 with
  * nothing made. In Montgomery form (x~ = x R mod n), for r_1 .. r_k:
@@ -119,7 +107,7 @@ static int make_batch(struct blinding_pool *pool, struct pair **made, BN_CTX *ct
     BIGNUM *r[BATCH], *c[BATCH];
     int ok = 0, i;
     memset(made, 0, sizeof *made * BATCH);
-    if (injected_failure()) return 0;
+    if (injected_take(&injected_failures)) return 0;
 
     crypto.BN_CTX_start(ctx);
     for (i = 0; i < BATCH; i++) {
@@ -261,5 +249,5 @@ void blinding_stats(long long counts[3])
 
 void blinding_inject_failures(int count)
 {
-    __atomic_store_n(&injected_failures, count < 0 ? 0 : count, __ATOMIC_SEQ_CST);
+    injected_set(&injected_failures, count);
 }

@@ -37,7 +37,6 @@
 
 /* Above this prime length, our IFMA exponentiation beats OpenSSL's (1024: its x2 code is faster). */
 #define OWN_IFMA_ABOVE_BITS 1024
-#define MAX_MODULUS_BYTES (16384 / 8)
 
 struct rsa_crt {
     RSA *rsa;                 /* owns p, q, dP, dQ, qInv and d */
@@ -61,17 +60,6 @@ struct rsa_crt {
 
 static long long own_operations, ifma_operations, check_failures;
 static int injected_faults;
-
-static int take_injected_fault(void)
-{
-    int left = __atomic_load_n(&injected_faults, __ATOMIC_SEQ_CST);
-    while (left > 0) {
-        if (__atomic_compare_exchange_n(&injected_faults, &left, left - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-            return 1;
-        }
-    }
-    return 0;
-}
 
 static void free_secret_bytes(unsigned char *bytes, int length)
 {
@@ -275,7 +263,7 @@ int rsa_crt_private(struct rsa_crt *crt, BIGNUM *r, const BIGNUM *x, BN_CTX *ctx
                                                      m2, cq, crt->dmq1, crt->q, crt->mont_q, ctx)) {
         goto done;
     }
-    if (take_injected_fault() && !crypto.BN_uadd(m1, m1, crypto.BN_value_one())) goto done;
+    if (injected_take(&injected_faults) && !crypto.BN_uadd(m1, m1, crypto.BN_value_one())) goto done;
 
     /* h = (m1 + 2p - m2) R^-1 (qInv R^2) R^-1 = (m1 - m2) qInv mod p; then y = m2 + h q */
     if (!crypto.BN_uadd(h, m1, crt->two_p) || !crypto.BN_usub(h, h, m2)
@@ -318,5 +306,5 @@ void rsa_crt_stats(long long counts[3])
 
 void rsa_crt_inject_faults(int count)
 {
-    __atomic_store_n(&injected_faults, count < 0 ? 0 : count, __ATOMIC_SEQ_CST);
+    injected_set(&injected_faults, count);
 }

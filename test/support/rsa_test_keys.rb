@@ -17,6 +17,20 @@ module RsaTestKeys
       OpenSSL::ASN1::Sequence([0, n, e, d, p, q, dp, dq, qinv].map { |i| OpenSSL::ASN1::Integer(i) }).to_der
     end
 
+    # The :openssl engine's native key for these values, as they are (no
+    # consistency check: tests build corrupted ones); close it after use.
+    def native_key(check_results: false)
+      Java::FastrandomJni::LibCrypto.new_private_key(n, e, d, p, q, dp, dq, qinv, check_results)
+    end
+
+    # integer^d mod n through a native key of this key (its private_raw, on
+    # bytes as long as the modulus), as an Integer.
+    def private_raw(native, integer)
+      length = (n.bit_length + 7) / 8
+      input = [integer.to_s(16).rjust(length * 2, "0")].pack("H*").to_java_bytes
+      java.math.BigInteger.new(1, native.private_raw(input)).to_i
+    end
+
     # The same key with some values replaced (a corrupted or inconsistent key).
     def with(**changes)
       dup.tap { |copy| changes.each { |name, value| copy[name] = value } }
