@@ -29,7 +29,7 @@
  * BN_mod_exp_mont_consttime do the work (openssl_rsa.c, rsa_crt.c).
  */
 #include "modexp_ifma.h"
-#include "libcrypto.h" /* wipe */
+#include "libcrypto.h" /* wipe, and OpenSSL for ifma_modulus_new */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -200,6 +200,38 @@ int ifma_modulus_init(struct ifma_modulus *m, const unsigned char *n, int n_byte
     return 1;
 }
 
+struct ifma_modulus *ifma_modulus_new(const BIGNUM *m, int bytes, BN_CTX *ctx)
+{
+    unsigned char m_bytes[MAX_MODULUS_BYTES], rr_bytes[MAX_MODULUS_BYTES];
+    struct ifma_modulus *result = malloc(sizeof *result);
+    int ok = 0;
+    crypto.BN_CTX_start(ctx);
+    BIGNUM *rr = crypto.BN_CTX_get(ctx);
+    if (result != NULL && rr != NULL && crypto.BN_bn2binpad(m, m_bytes, bytes) == bytes
+        && ifma_modulus_init(result, m_bytes, bytes, NULL, 0)
+        && crypto.BN_set_word(rr, 1) && crypto.BN_lshift(rr, rr, 2 * 52 * ifma_limbs(result))
+        && crypto.BN_nnmod(rr, rr, m, ctx)) {
+        int rr_length = crypto.BN_bn2bin(rr, rr_bytes);
+        ok = ifma_modulus_init(result, m_bytes, bytes, rr_bytes, rr_length);
+    }
+    if (rr != NULL) crypto.BN_clear(rr);
+    crypto.BN_CTX_end(ctx);
+    wipe(m_bytes, sizeof m_bytes);
+    wipe(rr_bytes, sizeof rr_bytes);
+    if (!ok) {
+        ifma_modulus_free(result);
+        return NULL;
+    }
+    return result;
+}
+
+void ifma_modulus_free(struct ifma_modulus *m)
+{
+    if (m == NULL) return;
+    wipe(m, sizeof *m);
+    free(m);
+}
+
 int ifma_limbs(const struct ifma_modulus *m)
 {
     return 8 * m->vectors;
@@ -332,6 +364,17 @@ int ifma_modulus_init(struct ifma_modulus *m, const unsigned char *n, int n_byte
 {
     (void) m; (void) n; (void) n_bytes; (void) rr; (void) rr_bytes;
     return 0;
+}
+
+struct ifma_modulus *ifma_modulus_new(const BIGNUM *m, int bytes, BN_CTX *ctx)
+{
+    (void) m; (void) bytes; (void) ctx;
+    return NULL;
+}
+
+void ifma_modulus_free(struct ifma_modulus *m)
+{
+    free(m);
 }
 
 int ifma_limbs(const struct ifma_modulus *m)

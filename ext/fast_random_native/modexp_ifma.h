@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "libcrypto.h"
+
 /* 16384-bit moduli: 316 limbs of 52 bits, rounded up to whole vectors of 8. */
 #define IFMA_MAX_VECTORS 40
 #define IFMA_MAX_LIMBS (8 * IFMA_MAX_VECTORS)
@@ -32,6 +34,16 @@ int ifma_available(void);
  */
 int ifma_modulus_init(struct ifma_modulus *m, const unsigned char *n, int n_bytes,
                       const unsigned char *rr, int rr_bytes);
+
+/*
+ * A new modulus for the odd m (bytes long), with the R^2 mod m it needs
+ * computed by OpenSSL; NULL on failure or for a modulus it does not take.
+ * m may be a secret prime (rsa_crt.c): pass it with BN_FLG_CONSTTIME.
+ */
+struct ifma_modulus *ifma_modulus_new(const BIGNUM *m, int bytes, BN_CTX *ctx);
+
+/* Clears (m may hold a secret prime) and frees; NULL is fine. */
+void ifma_modulus_free(struct ifma_modulus *m);
 
 /* The number of 52-bit limbs of m (R = 2^(52 * limbs)). */
 int ifma_limbs(const struct ifma_modulus *m);

@@ -117,35 +117,8 @@ static void free_key(struct rsa_key *key)
     crypto.BN_free(key->n);
     crypto.BN_free(key->e);
     if (key->mont != NULL) crypto.BN_MONT_CTX_free(key->mont);
+    ifma_modulus_free(key->ifma);
     free(key);
-}
-
-/*
- * n and R^2 mod n for modexp_ifma.c, or NULL (no memory, or a modulus it does
- * not take): public operations then run on BN_mod_exp_mont.
- */
-static struct ifma_modulus *new_ifma_modulus(const BIGNUM *n, int bytes, BN_CTX *ctx)
-{
-    struct ifma_modulus *m = malloc(sizeof *m);
-    unsigned char n_bytes[MAX_MODULUS_BYTES], rr_bytes[MAX_MODULUS_BYTES];
-    int ok = 0;
-    if (m == NULL || crypto.BN_bn2binpad(n, n_bytes, bytes) != bytes || !ifma_modulus_init(m, n_bytes, bytes, NULL, 0)) {
-        free(m);
-        return NULL;
-    }
-    crypto.BN_CTX_start(ctx);
-    BIGNUM *rr = crypto.BN_CTX_get(ctx);
-    if (rr != NULL && crypto.BN_set_word(rr, 1) && crypto.BN_lshift(rr, rr, 2 * 52 * ifma_limbs(m))
-        && crypto.BN_nnmod(rr, rr, n, ctx)) {
-        int rr_length = crypto.BN_bn2bin(rr, rr_bytes);
-        ok = ifma_modulus_init(m, n_bytes, bytes, rr_bytes, rr_length);
-    }
-    crypto.BN_CTX_end(ctx);
-    if (!ok) {
-        free(m);
-        return NULL;
-    }
-    return m;
 }
 
 /* The public half of a key: n, e and a Montgomery context for n. */
@@ -177,7 +150,7 @@ static struct rsa_key *new_public_half(JNIEnv *env, jbyteArray n_bytes, jbyteArr
     }
     if (crypto.BN_num_bits(key->e) <= 8 * MAX_MODULUS_BYTES) {
         key->e_length = crypto.BN_bn2bin(key->e, key->e_bytes);
-        if (ifma_in_use()) key->ifma = new_ifma_modulus(key->n, key->bytes, ctx);
+        if (ifma_in_use()) key->ifma = ifma_modulus_new(key->n, key->bytes, ctx); /* else BN_mod_exp_mont */
     }
     crypto.BN_CTX_free(ctx);
     key->magic = KEY_MAGIC;

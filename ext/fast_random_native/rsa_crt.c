@@ -68,13 +68,6 @@ static void free_secret_bytes(unsigned char *bytes, int length)
     free(bytes);
 }
 
-static void free_ifma_modulus(struct ifma_modulus *m)
-{
-    if (m == NULL) return;
-    wipe(m, sizeof *m);
-    free(m);
-}
-
 void rsa_crt_free(struct rsa_crt *crt)
 {
     if (crt == NULL) return;
@@ -82,37 +75,11 @@ void rsa_crt_free(struct rsa_crt *crt)
     crypto.BN_clear_free(crt->iqmp_rr);
     if (crt->mont_p != NULL) crypto.BN_MONT_CTX_free(crt->mont_p); /* clears what it holds */
     if (crt->mont_q != NULL) crypto.BN_MONT_CTX_free(crt->mont_q);
-    free_ifma_modulus(crt->ifma_p);
-    free_ifma_modulus(crt->ifma_q);
+    ifma_modulus_free(crt->ifma_p);
+    ifma_modulus_free(crt->ifma_q);
     free_secret_bytes(crt->dmp1_bytes, crt->half_bytes);
     free_secret_bytes(crt->dmq1_bytes, crt->half_bytes);
     free(crt);
-}
-
-/* The prime m for modexp_ifma.c (R^2 mod m as it needs), or NULL. */
-static struct ifma_modulus *new_ifma_prime(const BIGNUM *m, int bytes, BN_CTX *ctx)
-{
-    unsigned char m_bytes[MAX_MODULUS_BYTES], rr_bytes[MAX_MODULUS_BYTES];
-    struct ifma_modulus *result = malloc(sizeof *result);
-    int ok = 0;
-    crypto.BN_CTX_start(ctx);
-    BIGNUM *rr = crypto.BN_CTX_get(ctx);
-    if (result != NULL && rr != NULL && crypto.BN_bn2binpad(m, m_bytes, bytes) == bytes
-        && ifma_modulus_init(result, m_bytes, bytes, NULL, 0)
-        && crypto.BN_set_word(rr, 1) && crypto.BN_lshift(rr, rr, 2 * 52 * ifma_limbs(result))
-        && crypto.BN_nnmod(rr, rr, m, ctx)) {
-        int rr_length = crypto.BN_bn2bin(rr, rr_bytes);
-        ok = ifma_modulus_init(result, m_bytes, bytes, rr_bytes, rr_length);
-    }
-    if (rr != NULL) crypto.BN_clear(rr);
-    crypto.BN_CTX_end(ctx);
-    wipe(m_bytes, sizeof m_bytes);
-    wipe(rr_bytes, sizeof rr_bytes);
-    if (!ok) {
-        free_ifma_modulus(result);
-        return NULL;
-    }
-    return result;
 }
 
 static unsigned char *secret_bytes(const BIGNUM *value, int length)
@@ -179,8 +146,8 @@ struct rsa_crt *rsa_crt_new(RSA *rsa, const BIGNUM *n, const BIGNUM *e, BN_MONT_
         && crypto.BN_to_montgomery(crt->iqmp_rr, iqmp, crt->mont_p, ctx)
         && crypto.BN_to_montgomery(crt->iqmp_rr, crt->iqmp_rr, crt->mont_p, ctx);
     if (ok && ifma && bits > OWN_IFMA_ABOVE_BITS) {
-        ok = (crt->ifma_p = new_ifma_prime(p, crt->half_bytes, ctx)) != NULL
-            && (crt->ifma_q = new_ifma_prime(q, crt->half_bytes, ctx)) != NULL
+        ok = (crt->ifma_p = ifma_modulus_new(p, crt->half_bytes, ctx)) != NULL
+            && (crt->ifma_q = ifma_modulus_new(q, crt->half_bytes, ctx)) != NULL
             && (crt->dmp1_bytes = secret_bytes(crt->dmp1, crt->half_bytes)) != NULL
             && (crt->dmq1_bytes = secret_bytes(crt->dmq1, crt->half_bytes)) != NULL;
     }
