@@ -14,9 +14,9 @@ FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
 # libgmp10, the system GMP that the :gmp RSA engine prefers to jnagmp's copy;
 # zip and unzip, with which the build moves that copy out of jnagmp's jar;
 # Rails 6.1's actionpack with rack, WEBrick and wrk for bench/request_id.rb
-# and the RequestId tests).
+# and the RequestId tests; valgrind for the constant-time test).
 FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest libgmp10 zip unzip
-  ruby-actionpack ruby-rack ruby-webrick wrk"
+  ruby-actionpack ruby-rack ruby-webrick wrk valgrind"
 
 # Java libraries from Maven Central (group:artifact:version), kept in the
 # local Maven repository like the JRuby jars.

@@ -6,30 +6,34 @@ require_relative "support/rsa_engine_switching"
 require_relative "support/rsa_test_keys"
 require "openssl"
 
-# The :openssl engine blinds every private operation itself
-# (ext/fast_random_native/rsa_blinding.c) and has OpenSSL run its CRT, with
-# its public-exponent check, on the blinded value: factors (r^e, r^-1) made 8
-# at a time with one inversion, each serving at most 32 operations, one
-# operation at a time.
+# fast_random's own RSA private operation (AVX-512 IFMA, primes of one
+# length above 1024 bits) is blinded in C (ext/fast_random_native/
+# rsa_blinding.c), fixed-width around its CRT: factors (r^e, r^-1) made 8 at
+# a time with one inversion, each serving at most 32 operations, one
+# operation at a time. (Every other key is blinded by OpenSSL, inside its
+# own private operation.) BITS: primes of 1300 bits, on our CRT.
 class RsaBlindingTest < Minitest::Test
   LibCrypto = Java::FastrandomJni::LibCrypto
   LibCryptoException = Java::FastrandomJni::LibCryptoException
+  Hooks = Java::FastrandomJni::NativeTestHooks
   PAIR_USES = 32
   BATCH = 8
+  BITS = 2600
 
   include FailOver::Assertions
   include RsaEngineSwitching
 
   def setup
     skip "libcrypto unavailable on purpose in this pass" unless TestHelper.libcrypto_expected?
+    skip TestHelper::OWN_CRT_ONLY unless TestHelper.own_rsa_crt?(BITS / 2)
     super
     FastRandom::RSA.engine = :openssl
   end
 
   def teardown
-    return unless TestHelper.libcrypto_expected?
+    return unless TestHelper.own_rsa_crt?(BITS / 2)
 
-    LibCrypto.inject_blinding_failures(0)
+    Hooks.inject_blinding_failures(0)
     super
   end
 
@@ -40,7 +44,7 @@ class RsaBlindingTest < Minitest::Test
   # Through OpenSSL::PKey::RSA: sign, private_decrypt and private_encrypt
   # are each one blinded operation, and what they return is stock's.
   def test_every_private_operation_is_blinded
-    key = OpenSSL::PKey::RSA.new(RsaTestKeys.key(2048, 65_537).der)
+    key = OpenSSL::PKey::RSA.new(RsaTestKeys.key(BITS, 65_537).der)
     ciphertext = key.public_encrypt("fast_random")
     oaep = key.public_encrypt("fast_random", OpenSSL::PKey::RSA::PKCS1_OAEP_PADDING)
     key.sign("SHA256", "warm") # the native key is made on first use
@@ -61,14 +65,14 @@ class RsaBlindingTest < Minitest::Test
   # pairs were made), and far fewer inversions (batches) than OpenSSL's one
   # every 32 operations.
   def test_results_stay_exact_across_many_factors_and_threads
-    key = RsaTestKeys.key(1024, 65_537)
+    key = RsaTestKeys.key(BITS, 65_537)
     native = key.native_key
-    operations = 4 * 300
+    operations = 4 * 96
     before = blinding
     wrong = Array.new(4) do |t|
       Thread.new do
         random = Random.new(t)
-        Array.new(300) { random.rand(key.n) }.reject { |x| key.private_raw(native, x) == x.pow(key.d, key.n) }
+        Array.new(96) { random.rand(key.n) }.reject { |x| key.private_raw(native, x) == x.pow(key.d, key.n) }
       end
     end.flat_map(&:value)
     after = blinding
@@ -86,10 +90,10 @@ class RsaBlindingTest < Minitest::Test
   # operation (nothing unblinded ever runs, nothing is returned), and the
   # next operation on the same key makes a batch and is exact.
   def test_a_failed_batch_returns_nothing_and_the_next_call_recovers
-    key = RsaTestKeys.key(1024, 65_537)
+    key = RsaTestKeys.key(BITS, 65_537)
     native = key.native_key # a new key: no factors yet, so its first operation needs a batch
     before = blinding
-    LibCrypto.inject_blinding_failures(1)
+    Hooks.inject_blinding_failures(1)
     error = assert_raises(LibCryptoException) { key.private_raw(native, 5) }
     assert_match(/RSA private operation failed/, error.message)
     assert_equal before, blinding
@@ -106,7 +110,7 @@ class RsaBlindingTest < Minitest::Test
       require "fast_random"
       require "openssl"
       FastRandom::RSA.engine = :openssl
-      lib = Java::FastrandomJni::LibCrypto
+      hooks = Java::FastrandomJni::NativeTestHooks
       setups = [
         lambda do |key|
           expected = OpenSSL::PKey::RSA.new(key.to_der).tap { FastRandom::RSA.engine = :java }.sign("SHA256", "m")
@@ -119,9 +123,9 @@ class RsaBlindingTest < Minitest::Test
         end,
       ]
       # each on a key of its own: no native key, no factors yet
-      operations = setups.map { |setup| setup.call(OpenSSL::PKey::RSA.new(#{RsaTestKeys.key(2048, 65_537).der.dump})) }
+      operations = setups.map { |setup| setup.call(OpenSSL::PKey::RSA.new(#{RsaTestKeys.key(BITS, 65_537).der.dump})) }
       require #{FailOver::PATH.dump}
-      p(FailOver.rounds(operations, stats: -> { FastRandom::RSA.stats }, inject: -> { lib.inject_blinding_failures(1) }) do |middle, after|
+      p(FailOver.rounds(operations, stats: -> { FastRandom::RSA.stats }, inject: -> { hooks.inject_blinding_failures(1) }) do |middle, after|
         after[:openssl][:private] - middle[:openssl][:private]
       end)
     RUBY
@@ -131,9 +135,9 @@ class RsaBlindingTest < Minitest::Test
   # The check in C behind the engine's own (Operands.checkInput): an input
   # not below n is refused, never reduced and signed.
   def test_an_input_not_below_the_modulus_is_refused
-    key = RsaTestKeys.key(1024, 65_537)
+    key = RsaTestKeys.key(BITS, 65_537)
     native = key.native_key
-    [key.n, key.n + 1, 2**1024 - 1].each do |input|
+    [key.n, key.n + 1, 2**BITS - 1].each do |input|
       assert_raises(LibCryptoException) { key.private_raw(native, input) }
     end
     assert_equal 7.pow(key.d, key.n), key.private_raw(native, 7)

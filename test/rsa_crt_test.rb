@@ -5,14 +5,15 @@ require_relative "support/rsa_engine_switching"
 require_relative "support/rsa_test_keys"
 require "openssl"
 
-# The :openssl engine's private operation is its own CRT
-# (ext/fast_random_native/rsa_crt.c), on the blinded value: OpenSSL's
-# two-prime exponentiation for 1024-bit primes, AVX-512 IFMA in constant time
-# for larger ones where the CPU has it, the result checked with e and, on a
-# mismatch, recomputed without CRT. Keys whose primes differ in length go to
-# OpenSSL's CRT. Every result must be x^d mod n.
+# The :openssl engine's private operation: fast_random's own CRT
+# (ext/fast_random_native/rsa_crt.c, fixed-width on AVX-512 IFMA) for primes
+# of one length above 1024 bits where the CPU has IFMA, OpenSSL's own
+# (blinded, checked) for every other key. Every result must be x^d mod n; a
+# key is validated in C when it is made, whoever the Java caller is.
 class RsaCrtTest < Minitest::Test
   LibCrypto = Java::FastrandomJni::LibCrypto
+  LibCryptoException = Java::FastrandomJni::LibCryptoException
+  Hooks = Java::FastrandomJni::NativeTestHooks
   BigInteger = java.math.BigInteger
 
   include RsaEngineSwitching
@@ -26,19 +27,23 @@ class RsaCrtTest < Minitest::Test
   def teardown
     return unless TestHelper.libcrypto_expected?
 
-    LibCrypto.inject_crt_faults(0)
+    Hooks.inject_crt_faults(0)
     super
   end
 
   def crt
-    %i[operations ifma check_failures].zip(LibCrypto.crt_stats.to_a).to_h
+    %i[operations check_failures].zip(LibCrypto.crt_stats.to_a).to_h
   end
 
-  def ifma?
-    LibCrypto.public_exponentiation == "ifma"
+  def own?(key)
+    TestHelper.own_rsa_crt?(key.p.bit_length, key.q.bit_length)
   end
 
-  # A two-prime key with primes of these lengths (not one length: OpenSSL's CRT).
+  def require_own_crt
+    skip TestHelper::OWN_CRT_ONLY unless TestHelper.own_rsa_crt?(1536)
+  end
+
+  # A two-prime key with primes of these lengths.
   def key_with_primes(p_bits, q_bits, e = 65_537)
     random = java.security.SecureRandom.new
     prime = lambda do |bits|
@@ -66,29 +71,26 @@ class RsaCrtTest < Minitest::Test
     assert_empty wrong, "#{key.n.bit_length}-bit key: wrong results"
   end
 
-  # Every size on our CRT: exact, and on IFMA exactly when the primes are
-  # over 1024 bits and this CPU has it (2000 and 2600 bits: primes that are
-  # not whole 64-bit words).
-  def test_own_crt_is_exact_at_every_size
-    [1024, 2000, 2048, 2600, 3072, 4096].each do |bits|
+  # Every size exact, on our CRT exactly when it takes the key (2000, 2600
+  # and 3000 bits: primes that are not whole 64-bit words).
+  def test_every_size_is_exact_on_the_path_it_takes
+    [1024, 2000, 2048, 2600, 3000, 3072, 4096].each do |bits|
       key = RsaTestKeys.key(bits, 65_537)
       native = key.native_key
       before = crt
       assert_exact(key, native)
       after = crt
-      operations = inputs(key, 12, 1).size
-      assert_equal operations, after[:operations] - before[:operations], "#{bits} bits: not our CRT"
-      expected_ifma = ifma? && key.p.bit_length > 1024 ? operations : 0
-      assert_equal expected_ifma, after[:ifma] - before[:ifma], "#{bits} bits: IFMA use"
+      expected = own?(key) ? inputs(key, 12, 1).size : 0
+      assert_equal expected, after[:operations] - before[:operations], "#{bits} bits: the wrong path"
       assert_equal before[:check_failures], after[:check_failures], "#{bits} bits: a sound key failed the check"
     ensure
       native&.close
     end
   end
 
-  # Primes of different lengths: OpenSSL's CRT (ours counts nothing), exact.
-  def test_primes_of_different_lengths_take_openssl_crt
-    key = key_with_primes(1088, 960)
+  # Primes of different lengths: OpenSSL's private operation (ours counts nothing), exact.
+  def test_primes_of_different_lengths_take_openssl
+    key = key_with_primes(1600, 1400)
     native = key.native_key
     before = crt
     assert_exact(key, native)
@@ -97,16 +99,49 @@ class RsaCrtTest < Minitest::Test
     native&.close
   end
 
-  # Fault injection: a CRT result corrupted modulo p (what a fault in one
-  # half does, and what would reveal p) fails the check with e and is
-  # recomputed without CRT: the caller gets the exact result, and the next
-  # operation is our CRT again with no failure.
+  # Keys are validated in C when made: values that do not fit together,
+  # or would not fit the buffers, are refused with an exception through the
+  # public Java API (the first one crashed the JVM with a stack overflow in
+  # C before), and a sound key made after them works.
+  def test_inconsistent_keys_are_refused_whoever_makes_them
+    key = RsaTestKeys.key(2048, 65_537)
+    big_p = BigInteger.probable_prime(9000, java.security.SecureRandom.new).to_i
+    big_q = big_p + 2 # the same length; p q is not n
+    n16384 = (1 << 16_383) | 1
+    refused = {
+      "9000-bit primes, 16384-bit n" => [n16384, 65_537, n16384 - 2, big_p, big_q, big_p - 1, big_q - 1, 1],
+      "p q != n" => [key.n, key.e, key.d, key.p, key.q + 2, key.dp, key.dq, key.qinv],
+      "dP = p" => [key.n, key.e, key.d, key.p, key.q, key.p, key.dq, key.qinv],
+      "dQ > q" => [key.n, key.e, key.d, key.p, key.q, key.dp, key.q + 1, key.qinv],
+      "qInv = p" => [key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, key.p],
+      "qInv = 0" => [key.n, key.e, key.d, key.p, key.q, key.dp, key.dq, 0],
+      "d = n" => [key.n, key.e, key.n, key.p, key.q, key.dp, key.dq, key.qinv],
+      "e = 1" => [key.n, 1, key.d, key.p, key.q, key.dp, key.dq, key.qinv],
+      "even p" => [key.n, key.e, key.d, 2, key.n / 2, 1, key.dq, 1],
+    }
+    refused.each do |what, values|
+      error = assert_raises(LibCryptoException, what) do
+        LibCrypto.new_private_key(*values.map { |v| BigInteger.new(v.to_s) }, false)
+      end
+      assert_match(/RSA key/, error.message, what)
+    end
+    native = key.native_key
+    assert_equal 7.pow(key.d, key.n), key.private_raw(native, 7)
+  ensure
+    native&.close
+  end
+
+  # Fault injection into our CRT: a result corrupted in the p half (what
+  # would reveal p) fails the check with e and is recomputed without CRT:
+  # the caller gets the exact result, and the next operation is our CRT
+  # again with no failure.
   def test_a_faulty_crt_result_is_caught_and_recomputed
-    [2048, 3072].each do |bits|
+    require_own_crt
+    [2600, 3072].each do |bits|
       key = RsaTestKeys.key(bits, 65_537)
       native = key.native_key
       before = crt
-      LibCrypto.inject_crt_faults(2)
+      Hooks.inject_crt_faults(2)
       assert_equal 7.pow(key.d, key.n), key.private_raw(native, 7)
       assert_equal (key.n - 2).pow(key.d, key.n), key.private_raw(native, key.n - 2)
       assert_equal before[:check_failures] + 2, crt[:check_failures], "#{bits} bits: the faults were not caught"
@@ -119,36 +154,38 @@ class RsaCrtTest < Minitest::Test
   end
 
   # A key whose CRT exponent dQ does not match d (corrupted in storage):
-  # every result wrong modulo q fails the check and is recomputed with d, so
-  # all are exact. (Inputs that are 0 mod q stay 0 mod q when blinded, and
-  # any dQ gives them the right result.)
+  # every result wrong modulo q fails the check (ours, or OpenSSL's) and is
+  # recomputed with d, so all are exact.
   def test_a_key_with_a_wrong_crt_exponent_still_gives_exact_results
-    key = RsaTestKeys.key(2048, 65_537)
-    native = key.with(dq: key.dq ^ 2).native_key
-    before = crt
-    assert_exact(key, native, count: 2)
-    wrong_mod_q = inputs(key, 2, 1).count { |x| (x % key.q).nonzero? }
-    assert_equal wrong_mod_q, crt[:check_failures] - before[:check_failures]
+    [2048, 3072].each do |bits|
+      key = RsaTestKeys.key(bits, 65_537)
+      native = key.with(dq: key.dq ^ 2).native_key
+      before = crt
+      assert_exact(key, native, count: 2)
+      wrong_mod_q = own?(key) ? inputs(key, 2, 1).count { |x| (x % key.q).nonzero? } : 0
+      assert_equal wrong_mod_q, crt[:check_failures] - before[:check_failures], "#{bits} bits"
+    ensure
+      native&.close
+    end
     assert Java::FastrandomRsa::OpenSslRsaEngine.crt_checks_results
-  ensure
-    native&.close
   end
 
   # Through OpenSSL::PKey::RSA: a signature made through an injected fault is
   # the same (PKCS#1 v1.5 is deterministic) and verifies; so is a decryption.
   def test_a_fault_never_changes_what_pkey_returns
+    require_own_crt
     key = OpenSSL::PKey::RSA.new(RsaTestKeys.key(3072, 65_537).der)
     expected = key.sign("SHA256", "fast_random")
     ciphertext = key.public_encrypt("fast_random", OpenSSL::PKey::RSA::PKCS1_OAEP_PADDING)
     before = crt
-    LibCrypto.inject_crt_faults(2)
+    Hooks.inject_crt_faults(2)
     assert_equal expected, key.sign("SHA256", "fast_random")
     assert_equal "fast_random", key.private_decrypt(ciphertext, OpenSSL::PKey::RSA::PKCS1_OAEP_PADDING)
     assert_equal before[:check_failures] + 2, crt[:check_failures]
     assert_equal expected, key.sign("SHA256", "fast_random")
   end
 
-  # One key from 4 threads at once, on both exponentiation paths.
+  # One key from 4 threads at once, on both paths.
   def test_threads_share_a_key
     [2048, 3072].each do |bits|
       key = RsaTestKeys.key(bits, 65_537)
@@ -156,12 +193,24 @@ class RsaCrtTest < Minitest::Test
       wrong = Array.new(4) do |t|
         Thread.new do
           random = Random.new(t)
-          Array.new(25) { random.rand(key.n) }.reject { |x| key.private_raw(native, x) == x.pow(key.d, key.n) }
+          Array.new(10) { random.rand(key.n) }.reject { |x| key.private_raw(native, x) == x.pow(key.d, key.n) }
         end
       end.flat_map(&:value)
       assert_empty wrong, "#{bits} bits"
     ensure
       native&.close
     end
+  end
+
+  # The shipped library has no fault injection: the hooks are in the test
+  # build only, which every bin/test pass loads.
+  def test_fault_injection_is_in_the_test_build_only
+    assert Hooks.present, "bin/test loads the test build"
+    shipped = File.expand_path("../lib/fast_random/#{Java::FastrandomJni::NativeLibrary.platform_file}", __dir__)
+    skip "no shipped library is built for this platform" unless File.file?(shipped)
+    symbols = `nm -D --defined-only #{shipped}`
+    assert $?.success?, "nm failed"
+    assert_match(/Java_fastrandom_jni_LibCrypto_privateRaw/, symbols)
+    refute_match(/inject|test_fault|NativeTestHooks/i, symbols)
   end
 end

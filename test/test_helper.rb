@@ -71,18 +71,38 @@ module TestHelper
 end
 
 module TestHelper
+  # Whether the JNI library loads: bin/test points FAST_RANDOM_NATIVE_LIBRARY
+  # at a test build (or, in one fallback pass, at a file that is missing).
+  def self.native_library_expected?
+    path = ENV["FAST_RANDOM_NATIVE_LIBRARY"]
+    path.nil? || File.file?(path)
+  end
+
   # bin/test also runs the suite with RDRAND hidden or the native library
   # missing; tests about the CPU generator expect what that run must show.
   def self.cpu_random_expected?
-    ENV["FAST_RANDOM_HIDE_CPU_RANDOM"] != "1" && !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY")
+    ENV["FAST_RANDOM_HIDE_CPU_RANDOM"] != "1" && native_library_expected?
   end
 
   # bin/test's fallback pass on JRuby 9.4 runs without the JNI library, and
   # tests may hide libcrypto (FAST_RANDOM_HIDE_LIBCRYPTO=1): then the
   # native RSA and EC engines cannot run.
   def self.libcrypto_expected?
-    ENV["FAST_RANDOM_HIDE_LIBCRYPTO"] != "1" && !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY")
+    ENV["FAST_RANDOM_HIDE_LIBCRYPTO"] != "1" && native_library_expected?
   end
+
+  # Whether the :openssl RSA engine's private operation is fast_random's own
+  # CRT (ext/fast_random_native/rsa_crt.c) for a key with primes of these
+  # lengths: only on AVX-512 IFMA (real, or the C stand-ins of the test
+  # build bin/test loads in its JRuby 10.1 main pass), for primes of one
+  # length above 1024 bits; every other key is on OpenSSL's.
+  def self.own_rsa_crt?(p_bits, q_bits = p_bits)
+    libcrypto_expected? && Java::FastrandomJni::LibCrypto.public_exponentiation == "ifma" &&
+      p_bits == q_bits && p_bits > 1024
+  end
+
+  OWN_CRT_ONLY = "fast_random's own RSA CRT runs only on AVX-512 IFMA, hidden or absent in this pass " \
+                 "(bin/test's JRuby 10.1 main pass runs it on the test build's stand-ins)"
 
   # One of bin/test's two main passes (one per JRuby), not a fallback pass.
   # Heavy end-to-end tests run only there: the fallback passes change

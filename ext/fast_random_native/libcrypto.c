@@ -128,20 +128,6 @@ int same_bytes(const unsigned char *a, const unsigned char *b, size_t length)
     return diff == 0;
 }
 
-void injected_set(int *countdown, int count)
-{
-    __atomic_store_n(countdown, count < 0 ? 0 : count, __ATOMIC_SEQ_CST);
-}
-
-int injected_take(int *countdown)
-{
-    int left = __atomic_load_n(countdown, __ATOMIC_SEQ_CST);
-    while (left > 0) {
-        if (__atomic_compare_exchange_n(countdown, &left, left - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return 1;
-    }
-    return 0;
-}
-
 jlongArray counts_to_java(JNIEnv *env, const long long *counts, int length)
 {
     jlong values[8];

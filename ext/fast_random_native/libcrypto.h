@@ -64,7 +64,7 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(BIGNUM *, BN_mod_inverse, (BIGNUM *r, const BIGNUM *a, const BIGNUM *n, BN_CTX *ctx)) \
     X(BIGNUM *, BN_new, (void)) \
     X(void, BN_set_flags, (BIGNUM *b, int n)) \
-    X(int, BN_priv_rand_range, (BIGNUM *rnd, const BIGNUM *range)) \
+    X(int, RAND_priv_bytes, (unsigned char *buf, int num)) \
     X(int, BN_to_montgomery, (BIGNUM *r, const BIGNUM *a, BN_MONT_CTX *mont, BN_CTX *ctx)) \
     X(int, BN_from_montgomery, (BIGNUM *r, const BIGNUM *a, BN_MONT_CTX *mont, BN_CTX *ctx)) \
     X(int, BN_mod_mul_montgomery, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b, BN_MONT_CTX *mont, BN_CTX *ctx)) \
@@ -197,14 +197,6 @@ void wipe(void *buffer, size_t length);
 
 /* Constant-time equality of two byte strings of the same length: 1 when equal. */
 int same_bytes(const unsigned char *a, const unsigned char *b, size_t length);
-
-/*
- * Tests' fault injection: a countdown of faults still to inject, shared by
- * threads. injected_set starts it (0 stops it); injected_take is 1, and
- * counts one down, while any are left.
- */
-void injected_set(int *countdown, int count);
-int injected_take(int *countdown);
 
 /* counts[0 .. length) (at most 8) as a new Java long[] (NULL with an exception pending on failure). */
 jlongArray counts_to_java(JNIEnv *env, const long long *counts, int length);

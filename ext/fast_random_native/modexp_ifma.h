@@ -1,7 +1,14 @@
 /*
- * Modular exponentiation with AVX-512 IFMA (modexp_ifma.c): x^e mod n for
- * RSA's public operations (not constant-time: public exponents only), and
- * x^d mod p in constant time for the private CRT exponentiations (rsa_crt.c).
+ * Fixed-width modular arithmetic on 52-bit limbs with AVX-512 IFMA
+ * (modexp_ifma.c): the public exponentiation of RSA's public operations,
+ * and the pieces of the constant-time private operation (rsa_crt.c,
+ * rsa_blinding.c). Every function here runs the same instructions and
+ * touches the same addresses whatever the values of its operands; only
+ * sizes (limb counts, byte lengths) and public exponents choose the steps.
+ *
+ * A number is `count` little-endian limbs of 52 bits in 64-bit words
+ * ("normalized" when every limb is below 2^52). "Almost reduced" modulo m
+ * means below 2m; Montgomery's R is 2^(52 * limbs), greater than 4m.
  */
 #ifndef FAST_RANDOM_MODEXP_IFMA_H
 #define FAST_RANDOM_MODEXP_IFMA_H
@@ -14,31 +21,24 @@
 #define IFMA_MAX_VECTORS 40
 #define IFMA_MAX_LIMBS (8 * IFMA_MAX_VECTORS)
 
-/* An odd modulus in 52-bit limbs, with what products modulo it need. */
+/* An odd modulus in 52-bit limbs, with the constants products modulo it need. */
 struct ifma_modulus {
-    int vectors;                    /* limbs / 8; R = 2^(52 * limbs) > 4n */
-    int bytes;                      /* of n, as the inputs and outputs are */
-    uint64_t k0;                    /* -n^-1 mod 2^52 */
-    uint64_t n[IFMA_MAX_LIMBS];
-    uint64_t rr[IFMA_MAX_LIMBS];    /* R^2 mod n */
+    int vectors;                    /* limbs / 8; R = 2^(52 * limbs) > 4m */
+    int bytes;                      /* of m, as the inputs and outputs are */
+    uint64_t k0;                    /* -m^-1 mod 2^52 */
+    uint64_t n[IFMA_MAX_LIMBS];     /* m */
+    uint64_t rr[IFMA_MAX_LIMBS];    /* R^2 mod m, below m */
+    uint64_t r1[IFMA_MAX_LIMBS];    /* R mod m (Montgomery's 1), below m */
+    uint64_t r3[IFMA_MAX_LIMBS];    /* R^3 mod m, below m */
 };
 
-/* Whether this CPU and OS run AVX-512 IFMA. */
+/* Whether this CPU and OS run AVX-512 IFMA (always, in the test build with stand-ins). */
 int ifma_available(void);
 
 /*
- * Sets up m for the odd modulus n (big-endian, n_bytes long, its top byte
- * not zero), given R^2 mod n (big-endian) for R = 2^(52 * ifma_limbs(m)):
- * call with rr_bytes 0 first to learn the limbs, then again with it. 1 on
- * success, 0 for a modulus it does not take.
- */
-int ifma_modulus_init(struct ifma_modulus *m, const unsigned char *n, int n_bytes,
-                      const unsigned char *rr, int rr_bytes);
-
-/*
- * A new modulus for the odd m (bytes long), with the R^2 mod m it needs
- * computed by OpenSSL; NULL on failure or for a modulus it does not take.
- * m may be a secret prime (rsa_crt.c): pass it with BN_FLG_CONSTTIME.
+ * A new modulus for the odd m (bytes long, at most 16384 bits), with the
+ * R^2 mod m it needs computed by OpenSSL; NULL on failure or for a modulus
+ * it does not take. m may be a secret prime: pass it with BN_FLG_CONSTTIME.
  */
 struct ifma_modulus *ifma_modulus_new(const BIGNUM *m, int bytes, BN_CTX *ctx);
 
@@ -48,21 +48,72 @@ void ifma_modulus_free(struct ifma_modulus *m);
 /* The number of 52-bit limbs of m (R = 2^(52 * limbs)). */
 int ifma_limbs(const struct ifma_modulus *m);
 
+/* Big-endian bytes to count limbs (the value must fit in count * 52 bits). */
+void ifma_from_bytes(uint64_t *limbs, int count, const unsigned char *bytes, int length);
+
+/* Normalized limbs to big-endian bytes (the value must fit in length bytes). */
+void ifma_to_bytes(unsigned char *bytes, int length, const uint64_t *limbs);
+
+/* r = a b / R mod m, almost reduced and normalized, for a b < 4 m^2 (as when a, b < 2m, or a < R and b < m). */
+void ifma_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct ifma_modulus *m);
+
+/* a (almost reduced) becomes a mod m, by a masked subtraction. */
+void ifma_reduce(uint64_t *a, const struct ifma_modulus *m);
+
 /*
- * out = x^e mod n, x and out big-endian of m->bytes, e big-endian of e_bytes.
- * 1 on success; 0 when x is not below n.
+ * r = x R mod m, almost reduced, for x of up to 2 limbs(m) limbs (x_count):
+ * the Montgomery form of a number twice m's width, such as an RSA input
+ * for a CRT half (three products, no division).
+ */
+void ifma_to_montgomery_wide(uint64_t *r, const uint64_t *x, int x_count, const struct ifma_modulus *m);
+
+/*
+ * r = x^d R mod m (almost reduced), for x R mod m almost reduced; d
+ * big-endian of d_bytes (its length public, its value secret): fixed
+ * 5-bit windows over d's whole length, five squarings and one product per
+ * window, the entry read from a table of x^0 .. x^31 by masks over every
+ * entry. table: scratch of ifma_table_limbs(m) limbs, wiped here.
+ */
+void ifma_exp_consttime(uint64_t *r, const uint64_t *x_mont, const unsigned char *d, int d_bytes,
+                        const struct ifma_modulus *m, uint64_t *table);
+
+/* The limbs of the scratch table ifma_exp_consttime needs for m. */
+int ifma_table_limbs(const struct ifma_modulus *m);
+
+/*
+ * r = x^e mod m, below m, for x below m (normalized, not secret-shaped:
+ * any value) and a public exponent e (big-endian, e_bytes): square and
+ * multiply by e's bits; nothing depends on x.
+ */
+void ifma_exp_public(uint64_t *r, const uint64_t *x, const unsigned char *e, int e_bytes,
+                     const struct ifma_modulus *m);
+
+/* All ones when a >= b (count normalized limbs), else 0, in time independent of the values. */
+uint64_t ifma_at_least(const uint64_t *a, const uint64_t *b, int count);
+
+/* All ones when a == b (count limbs), else 0, in time independent of the values. */
+uint64_t ifma_equal(const uint64_t *a, const uint64_t *b, int count);
+
+/* r = a + b (count limbs, normalized; the sum must fit). */
+void ifma_add(uint64_t *r, const uint64_t *a, const uint64_t *b, int count);
+
+/* r = a - b (count limbs, normalized; a >= b). */
+void ifma_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, int count);
+
+/* r (2 count limbs) = a b (count limbs each), the plain product, normalized. */
+void ifma_mul_plain(uint64_t *r, const uint64_t *a, const uint64_t *b, int count);
+
+/*
+ * out = x^e mod n for RSA's public operations: x and out big-endian of
+ * m->bytes, e public. 1 on success; 0 when x is not below n.
  */
 int ifma_mod_exp(unsigned char *out, const unsigned char *x, const unsigned char *e, int e_bytes,
                  const struct ifma_modulus *m);
 
 /*
- * out = x^d mod m, x and out big-endian of m->bytes, d big-endian of d_bytes
- * (its length is public; pass the modulus's). Constant-time in x and in d's
- * value: every window of d takes the same five squarings and one product
- * with a table entry read by masks. 1 on success; 0 when x is not below m or
- * there is no memory for the table.
+ * Clears the vector registers the products used (they held secret
+ * operands); a no-op where the products do not use them.
  */
-int ifma_mod_exp_consttime(unsigned char *out, const unsigned char *x, const unsigned char *d, int d_bytes,
-                           const struct ifma_modulus *m);
+void ifma_clear_registers(void);
 
 #endif

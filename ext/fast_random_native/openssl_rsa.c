@@ -3,22 +3,23 @@
  * OpenSSL's libcrypto 3 (opened on first use, see libcrypto.h), for the JVM
  * through JNI.
  *
- * A private key is one OpenSSL RSA object built once (RSA_new and the
- * RSA_set0_* setters, deprecated in 3.0 but still exported), pinned to
- * OpenSSL's own software method, with what its private operation needs
- * made once (rsa_crt.c: Montgomery contexts for p and q, qInv R^2, IFMA
- * tables), and used for every call on that key. A private operation is
- * blinded here (rsa_blinding.c: the same blinding as OpenSSL's, with
- * factors that cost a fraction of its) and runs our constant-time CRT on
- * the blinded value, whose result is checked with the public exponent
- * (on a mismatch it is recomputed without CRT, as OpenSSL's
- * rsa_ossl_mod_exp does, so a fault in the CRT step, which could reveal a
- * prime factor, never leaves); the key has RSA_FLAG_NO_BLINDING, so where
- * OpenSSL's CRT runs instead (primes of different lengths) it does not
- * blind again. A key made with check_results also checks every final
- * result here (result^e mod n must give the input back) and returns nothing
- * when it does not: the engine asks for that when the CRT's own check did
- * not prove itself at start (fastrandom.rsa.OpenSslRsaEngine).
+ * A private key is validated here once (p q = n, every CRT value below its
+ * modulus, sizes within the buffers): no Java caller can hand C a key
+ * that would overrun a buffer. Its private operation then takes one of two
+ * paths, chosen once per key (rsa_crt_takes):
+ *  - OpenSSL's own: one RSA object built once (RSA_new and the RSA_set0_*
+ *    setters, deprecated in 3.0 but still exported), pinned to OpenSSL's
+ *    software method, with OpenSSL's blinding, constant-time CRT, check of
+ *    the result with e and constant-time unblinding (3.0.8 and later),
+ *    called through RSA_private_encrypt without padding; every key on a
+ *    CPU without AVX-512 IFMA, and 1024-bit primes on one with it;
+ *  - fast_random's own, on IFMA, for primes of one length above 1024 bits
+ *    (rsa_blinding.c around rsa_crt.c): fixed-width from the blinded input
+ *    to the serialized result, checked with e, where it beats OpenSSL's.
+ * A key made with check_results also checks every final result here
+ * (result^e mod n must give the input back) and returns nothing when it
+ * does not: the engine asks for that when the CRT's own check did not
+ * prove itself at start (fastrandom.rsa.OpenSslRsaEngine).
  *
  * PKCS#1 v1.5 signatures (RFC 8017, section 8.2) are one call each: the
  * digest (OpenSSL's one-shot SHA functions: no algorithm fetching, no
@@ -35,16 +36,17 @@
  *
  * Handles are pointers to struct rsa_key, owned by the Java side
  * (fastrandom.jni.LibCrypto.Key), which never frees one while a call on it
- * is running. A key is safe to use from several threads at once: what the
- * CRT keeps is read-only after the key is made, OpenSSL 3.0 takes the RSA
- * object's lock to set up its own caches, and each operation takes its own
- * blinding factors from the key's pool.
+ * is running. A key is safe to use from several threads at once: what our
+ * CRT keeps is read-only after the key is made, each of its operations
+ * takes its own blinding factors from the key's pool, and OpenSSL 3.0 locks
+ * what its RSA object shares (its caches and blinding).
  *
  * Java side: fastrandom.jni.LibCrypto.
  */
 #include "libcrypto.h"
 #include "modexp_ifma.h"
 #include "rsa_blinding.h"
+#include "test_hooks.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,8 +59,8 @@ struct rsa_key {
     int bytes;          /* length of the modulus in bytes */
     int check_results;  /* check private results with e here too */
     RSA *rsa;           /* the private key; NULL for a public key */
-    struct rsa_crt *crt; /* its private operation */
-    struct blinding_pool *blinding; /* its blinding factors */
+    struct rsa_crt *crt; /* our CRT, or NULL: OpenSSL's private operation */
+    struct blinding_pool *blinding; /* our CRT's blinding factors */
 
     BIGNUM *n;          /* public values, for the public operation and the check */
     BIGNUM *e;
@@ -110,9 +112,9 @@ static void free_key(struct rsa_key *key)
 {
     if (key == NULL) return;
     key->magic = 0;
-    rsa_crt_free(key->crt); /* before the RSA object, whose values it uses */
-    if (key->rsa != NULL) crypto.RSA_free(key->rsa); /* clears the private values */
     blinding_pool_free(key->blinding);
+    rsa_crt_free(key->crt);
+    if (key->rsa != NULL) crypto.RSA_free(key->rsa); /* clears the private values */
 
     crypto.BN_free(key->n);
     crypto.BN_free(key->e);
@@ -121,41 +123,171 @@ static void free_key(struct rsa_key *key)
     free(key);
 }
 
-/* The public half of a key: n, e and a Montgomery context for n. */
-static struct rsa_key *new_public_half(JNIEnv *env, jbyteArray n_bytes, jbyteArray e_bytes)
+/*
+ * The public half of a key from n and e (taken over, freed on failure): a
+ * Montgomery context for n, and n for IFMA where public operations use it.
+ * NULL with *why set on failure (*openssl: OpenSSL's error queue says more).
+ */
+static struct rsa_key *new_public_half(BIGNUM *n, BIGNUM *e, const char **why, int *openssl)
 {
     struct rsa_key *key = calloc(1, sizeof *key);
     BN_CTX *ctx = NULL;
     if (key == NULL) {
-        throw_libcrypto(env, "out of memory for an RSA key");
+        crypto.BN_free(n);
+        crypto.BN_free(e);
+        *why = "out of memory for an RSA key";
         return NULL;
     }
-
-    key->n = bignum_from_java(env, n_bytes);
-    key->e = bignum_from_java(env, e_bytes);
-    if (key->n == NULL || key->e == NULL) {
-        if (!(*env)->ExceptionCheck(env)) throw_openssl(env, "RSA key: bad public values");
+    key->n = n;
+    key->e = e;
+    if (n == NULL || e == NULL) {
+        *why = "RSA key: bad public values";
+        *openssl = 1;
         goto fail;
     }
-    int bits = crypto.BN_num_bits(key->n);
-    if (bits < 2 || bits > MAX_MODULUS_BYTES * 8 || !crypto.BN_is_odd(key->n)) {
-        throw_libcrypto(env, "RSA key: the modulus must be odd and at most 16384 bits");
+    int bits = crypto.BN_num_bits(n);
+    if (bits < 2 || bits > MAX_MODULUS_BYTES * 8 || !crypto.BN_is_odd(n)) {
+        *why = "RSA key: the modulus must be odd and at most 16384 bits";
         goto fail;
     }
     key->bytes = (bits + 7) / 8;
     if ((ctx = crypto.BN_CTX_new()) == NULL || (key->mont = crypto.BN_MONT_CTX_new()) == NULL
-        || !crypto.BN_MONT_CTX_set(key->mont, key->n, ctx)) {
-        throw_openssl(env, "RSA key: Montgomery setup failed");
+        || !crypto.BN_MONT_CTX_set(key->mont, n, ctx)) {
+        *why = "RSA key: Montgomery setup failed";
+        *openssl = 1;
         goto fail;
     }
-    if (crypto.BN_num_bits(key->e) <= 8 * MAX_MODULUS_BYTES) {
-        key->e_length = crypto.BN_bn2bin(key->e, key->e_bytes);
-        if (ifma_in_use()) key->ifma = ifma_modulus_new(key->n, key->bytes, ctx); /* else BN_mod_exp_mont */
+    if (crypto.BN_num_bits(e) <= 8 * MAX_MODULUS_BYTES) {
+        key->e_length = crypto.BN_bn2bin(e, key->e_bytes);
+        if (ifma_in_use()) key->ifma = ifma_modulus_new(n, key->bytes, ctx); /* else BN_mod_exp_mont */
     }
     crypto.BN_CTX_free(ctx);
     key->magic = KEY_MAGIC;
     return key;
 fail:
+    crypto.BN_CTX_free(ctx);
+    free_key(key);
+    return NULL;
+}
+
+/* The private values of a key, in RSA_set0_* order: d, p, q, dP, dQ, qInv. */
+enum { VALUE_D, VALUE_P, VALUE_Q, VALUE_DMP1, VALUE_DMQ1, VALUE_IQMP, PRIVATE_VALUES };
+
+/* 0 < a < b */
+static int in_range(const BIGNUM *a, const BIGNUM *b)
+{
+    return !crypto.BN_is_zero(a) && crypto.BN_ucmp(a, b) < 0;
+}
+
+/*
+ * Why the private values cannot belong to the key with modulus n and
+ * exponent e, or NULL when they can: p and q odd and above 1 with p q = n
+ * (so each is within the buffers n's length sets), 0 < d < n, 0 < dP < p,
+ * 0 < dQ < q, 0 < qInv < p, and 1 < e < n. (Whether d, dP, dQ and qInv
+ * fit the primes is not checked: a wrong one gives a wrong CRT result,
+ * which the check with e catches and recomputes.) Runs once per key, before
+ * any of its values is used; the comparisons are not constant-time, as in
+ * OpenSSL's RSA_check_key.
+ */
+static const char *invalid_private_values(const BIGNUM *n, const BIGNUM *e, BIGNUM *const *v, BN_CTX *ctx)
+{
+    for (int i = 0; i < PRIVATE_VALUES; i++) {
+        if (v[i] == NULL) return "RSA key: a private value is missing";
+    }
+    if (!crypto.BN_is_odd(v[VALUE_P]) || !crypto.BN_is_odd(v[VALUE_Q]) || crypto.BN_num_bits(v[VALUE_P]) < 2
+        || crypto.BN_num_bits(v[VALUE_Q]) < 2) {
+        return "RSA key: p and q must be odd primes";
+    }
+    int consistent = 0;
+    crypto.BN_CTX_start(ctx);
+    BIGNUM *product = crypto.BN_CTX_get(ctx);
+    if (product != NULL && crypto.BN_mul(product, v[VALUE_P], v[VALUE_Q], ctx)) {
+        consistent = crypto.BN_ucmp(product, n) == 0;
+        crypto.BN_clear(product);
+    }
+    crypto.BN_CTX_end(ctx);
+    if (!consistent) return "RSA key: p * q is not the modulus";
+    if (!in_range(v[VALUE_D], n)) return "RSA key: d must be between 0 and the modulus";
+    if (!in_range(v[VALUE_DMP1], v[VALUE_P]) || !in_range(v[VALUE_DMQ1], v[VALUE_Q])
+        || !in_range(v[VALUE_IQMP], v[VALUE_P])) {
+        return "RSA key: dP, dQ and qInv must be below p, q and p";
+    }
+    if (crypto.BN_num_bits(e) < 2 || !in_range(e, n)) return "RSA key: e must be between 1 and the modulus";
+    return NULL;
+}
+
+/*
+ * A private key from n, e and the private values (all taken over, freed on
+ * failure), validated (invalid_private_values), on our CRT or OpenSSL's.
+ * NULL with *why set on failure (*openssl: OpenSSL's error queue says more).
+ */
+static struct rsa_key *new_private_key(BIGNUM *n, BIGNUM *e, BIGNUM **v, int check_results, const char **why,
+                                       int *openssl)
+{
+    RSA *rsa = NULL;
+    BIGNUM *rsa_n = NULL, *rsa_e = NULL;
+    BN_CTX *ctx = crypto.BN_CTX_new();
+    struct rsa_key *key = NULL;
+    if (ctx == NULL) {
+        *why = "out of memory for an RSA key";
+        crypto.BN_free(n);
+        crypto.BN_free(e);
+        goto fail;
+    }
+    if ((key = new_public_half(n, e, why, openssl)) == NULL) goto fail;
+    key->check_results = check_results ? 1 : 0;
+    if ((*why = invalid_private_values(key->n, key->e, v, ctx)) != NULL) goto fail;
+
+    /*
+     * Pin OpenSSL's own implementation (rsa_ossl.c), whatever default ENGINE
+     * a configuration file names: the code whose constant time, blinding,
+     * result check and locking we rely on for keys our CRT does not take.
+     * RSA_set0_* take ownership of what they are given, so until then we
+     * free it.
+     */
+    *openssl = 1;
+    if ((rsa_n = crypto.BN_dup(key->n)) == NULL || (rsa_e = crypto.BN_dup(key->e)) == NULL
+        || (rsa = crypto.RSA_new()) == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL())) {
+        *why = "RSA key: RSA_new failed";
+        goto fail;
+    }
+    if (!crypto.RSA_set0_key(rsa, rsa_n, rsa_e, v[VALUE_D])) {
+        *why = "RSA key: RSA_set0_key failed";
+        goto fail;
+    }
+    rsa_n = rsa_e = v[VALUE_D] = NULL;
+    if (!crypto.RSA_set0_factors(rsa, v[VALUE_P], v[VALUE_Q])) {
+        *why = "RSA key: RSA_set0_factors failed";
+        goto fail;
+    }
+    v[VALUE_P] = v[VALUE_Q] = NULL;
+    if (!crypto.RSA_set0_crt_params(rsa, v[VALUE_DMP1], v[VALUE_DMQ1], v[VALUE_IQMP])) {
+        *why = "RSA key: RSA_set0_crt_params failed";
+        goto fail;
+    }
+    v[VALUE_DMP1] = v[VALUE_DMQ1] = v[VALUE_IQMP] = NULL;
+
+    const BIGNUM *d, *p, *q, *dmp1, *dmq1, *iqmp;
+    crypto.RSA_get0_key(rsa, NULL, NULL, &d);
+    crypto.RSA_get0_factors(rsa, &p, &q);
+    crypto.RSA_get0_crt_params(rsa, &dmp1, &dmq1, &iqmp);
+    if (key->ifma != NULL && rsa_crt_takes(crypto.BN_num_bits(p), crypto.BN_num_bits(q), 1)) {
+        if ((key->crt = rsa_crt_new(key->ifma, key->e_bytes, key->e_length, d, p, q, dmp1, dmq1, iqmp, ctx)) == NULL
+            || (key->blinding = blinding_pool_new(key->ifma, key->e_bytes, key->e_length, key->crt)) == NULL) {
+            *why = "RSA key: CRT setup failed";
+            goto fail;
+        }
+        crypto.RSA_set_flags(rsa, RSA_FLAG_NO_BLINDING); /* never used for a private operation */
+    }
+    key->rsa = rsa;
+    crypto.BN_CTX_free(ctx);
+    return key;
+
+fail:
+    if (rsa != NULL) crypto.RSA_free(rsa);
+    crypto.BN_free(rsa_n);
+    crypto.BN_free(rsa_e);
+    for (int i = 0; i < PRIVATE_VALUES; i++) crypto.BN_clear_free(v[i]);
     crypto.BN_CTX_free(ctx);
     free_key(key);
     return NULL;
@@ -220,10 +352,15 @@ static int public_exp(struct rsa_key *key, const unsigned char *in, unsigned cha
     return ok;
 }
 
+/* out = in^d mod n by OpenSSL's own private operation (blinded, checked, unblinded in constant time). */
+static int openssl_private(struct rsa_key *key, const unsigned char *in, unsigned char *out)
+{
+    return crypto.RSA_private_encrypt(key->bytes, in, out, key->rsa, RSA_NO_PADDING) == key->bytes;
+}
+
 /*
- * out = in^d mod n (key->bytes each), blinded (rsa_blinding.c), by the
- * key's constant-time CRT (rsa_crt.c); with key->check_results, checked
- * here too. 1 on
+ * out = in^d mod n (key->bytes each), by our blinded CRT (rsa_blinding.c,
+ * rsa_crt.c) or OpenSSL's; with key->check_results, checked here too. 1 on
  * success, else 0 with an exception pending and nothing written to out that
  * could be used.
  */
@@ -231,7 +368,7 @@ static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in,
 {
     unsigned char check[MAX_MODULUS_BYTES];
     int too_large = 0, ok = 0;
-    if (!blinded_private(key->blinding, key->crt, in, out, key->bytes)) {
+    if (!(key->crt != NULL ? blinded_private(key->blinding, key->crt, in, out) : openssl_private(key, in, out))) {
         throw_openssl(env, "RSA private operation failed");
     } else if (!key->check_results) {
         ok = 1;
@@ -302,15 +439,26 @@ JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_publicExponentiation0(JN
     return (*env)->NewStringUTF(env, ifma_in_use() ? "ifma" : "openssl");
 }
 
+/* Throws why, with OpenSSL's error when it has one. */
+static void throw_why(JNIEnv *env, const char *why, int openssl)
+{
+    if ((*env)->ExceptionCheck(env)) return; /* bignum_from_java ran out of memory */
+    if (openssl) throw_openssl(env, why);
+    else throw_libcrypto(env, why);
+}
+
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPublicKey(JNIEnv *env, jclass cls, jbyteArray n, jbyteArray e)
 {
     (void) cls;
-    const char *failure = libcrypto_open();
-    if (failure != NULL) {
-        throw_libcrypto(env, failure);
+    const char *why = libcrypto_open();
+    int openssl = 0;
+    if (why != NULL) {
+        throw_libcrypto(env, why);
         return 0;
     }
-    return (jlong) (intptr_t) new_public_half(env, n, e);
+    struct rsa_key *key = new_public_half(bignum_from_java(env, n), bignum_from_java(env, e), &why, &openssl);
+    if (key == NULL) throw_why(env, why, openssl);
+    return (jlong) (intptr_t) key;
 }
 
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env, jclass cls,
@@ -318,83 +466,20 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     jbyteArray dmp1, jbyteArray dmq1, jbyteArray iqmp, jboolean check_results)
 {
     (void) cls;
-    const char *failure = libcrypto_open();
-    if (failure != NULL) {
-        throw_libcrypto(env, failure);
+    const char *why = libcrypto_open();
+    int openssl = 0;
+    if (why != NULL) {
+        throw_libcrypto(env, why);
         return 0;
     }
-    struct rsa_key *key = new_public_half(env, n, e);
-    if (key == NULL) return 0;
-    key->check_results = check_results ? 1 : 0;
-
-    /* RSA_set0_* take ownership of what they are given, so until then we free it. */
-    BIGNUM *rsa_n = bignum_from_java(env, n), *rsa_e = bignum_from_java(env, e);
-    BIGNUM *rsa_d = bignum_from_java(env, d), *rsa_p = bignum_from_java(env, p), *rsa_q = bignum_from_java(env, q);
-    BIGNUM *rsa_dmp1 = bignum_from_java(env, dmp1), *rsa_dmq1 = bignum_from_java(env, dmq1);
-    BIGNUM *rsa_iqmp = bignum_from_java(env, iqmp);
-    RSA *rsa = NULL;
-    if (rsa_n == NULL || rsa_e == NULL || rsa_d == NULL || rsa_p == NULL || rsa_q == NULL
-        || rsa_dmp1 == NULL || rsa_dmq1 == NULL || rsa_iqmp == NULL) {
-        if (!(*env)->ExceptionCheck(env)) throw_openssl(env, "RSA key: a private value is missing");
-        goto fail;
-    }
-    /*
-     * Pin OpenSSL's own implementation (rsa_ossl.c), whatever default ENGINE
-     * a configuration file names: that is the code whose constant time,
-     * result check and locking we rely on for keys our CRT does not take
-     * (the blinding is ours, below).
-     */
-    if ((rsa = crypto.RSA_new()) == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL())) {
-        throw_openssl(env, "RSA key: RSA_new failed");
-        goto fail;
-    }
-    if (!crypto.RSA_set0_key(rsa, rsa_n, rsa_e, rsa_d)) {
-        throw_openssl(env, "RSA key: RSA_set0_key failed");
-        goto fail;
-    }
-    rsa_n = rsa_e = rsa_d = NULL;
-    if (!crypto.RSA_set0_factors(rsa, rsa_p, rsa_q)) {
-        throw_openssl(env, "RSA key: RSA_set0_factors failed");
-        goto fail;
-    }
-    rsa_p = rsa_q = NULL;
-    if (!crypto.RSA_set0_crt_params(rsa, rsa_dmp1, rsa_dmq1, rsa_iqmp)) {
-        throw_openssl(env, "RSA key: RSA_set0_crt_params failed");
-        goto fail;
-    }
-    rsa_dmp1 = rsa_dmq1 = rsa_iqmp = NULL;
-    /* Blinded here, once (rsa_blinding.c), not again by OpenSSL. */
-    crypto.RSA_set_flags(rsa, RSA_FLAG_NO_BLINDING);
-    if (!crypto.RSA_test_flags(rsa, RSA_FLAG_NO_BLINDING)
-        || (key->blinding = blinding_pool_new(key->n, key->e, key->mont)) == NULL) {
-        throw_libcrypto(env, "RSA key: blinding setup failed");
-        goto fail;
-    }
-    BN_CTX *ctx = crypto.BN_CTX_new();
-    if (ctx != NULL) {
-        key->crt = rsa_crt_new(rsa, key->n, key->e, key->mont, key->ifma, key->e_bytes, key->e_length,
-                               ifma_in_use(), ctx);
-        crypto.BN_CTX_free(ctx);
-    }
-    if (key->crt == NULL) {
-        throw_openssl(env, "RSA key: CRT setup failed");
-        goto fail;
-    }
-    key->rsa = rsa;
+    BIGNUM *values[PRIVATE_VALUES] = {
+        bignum_from_java(env, d), bignum_from_java(env, p), bignum_from_java(env, q),
+        bignum_from_java(env, dmp1), bignum_from_java(env, dmq1), bignum_from_java(env, iqmp),
+    };
+    struct rsa_key *key = new_private_key(bignum_from_java(env, n), bignum_from_java(env, e), values,
+                                          check_results, &why, &openssl);
+    if (key == NULL) throw_why(env, why, openssl);
     return (jlong) (intptr_t) key;
-
-fail:
-    if (rsa != NULL) crypto.RSA_free(rsa);
-    crypto.BN_free(rsa_n);
-    crypto.BN_free(rsa_e);
-    crypto.BN_clear_free(rsa_d);
-    crypto.BN_clear_free(rsa_p);
-    crypto.BN_clear_free(rsa_q);
-    crypto.BN_clear_free(rsa_dmp1);
-    crypto.BN_clear_free(rsa_dmq1);
-    crypto.BN_clear_free(rsa_iqmp);
-    free_key(key);
-    return 0;
 }
 
 JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_freeKey(JNIEnv *env, jclass cls, jlong handle)
@@ -602,27 +687,37 @@ JNIEXPORT jlongArray JNICALL Java_fastrandom_jni_LibCrypto_blindingStats0(JNIEnv
     return counts_to_java(env, counts, 3);
 }
 
-/* Tests: the next count blinding batches fail as if OpenSSL had. */
-JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_injectBlindingFailures0(JNIEnv *env, jclass cls, jint count)
-{
-    (void) env;
-    (void) cls;
-    blinding_inject_failures(count);
-}
-
-/* CRT counters since the library loaded: own CRT operations, of those on IFMA, check failures (tests, stats). */
+/* Our CRT's counters since the library loaded: operations (all on IFMA), check failures (tests, stats). */
 JNIEXPORT jlongArray JNICALL Java_fastrandom_jni_LibCrypto_crtStats0(JNIEnv *env, jclass cls)
 {
     (void) cls;
-    long long counts[3];
+    long long counts[2];
     rsa_crt_stats(counts);
-    return counts_to_java(env, counts, 3);
+    return counts_to_java(env, counts, 2);
 }
 
-/* Tests: the next count CRT results are corrupted, as a fault would corrupt them. */
-JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_injectCrtFaults0(JNIEnv *env, jclass cls, jint count)
+#ifdef FAST_RANDOM_TEST_BUILD
+/* The constant-time test's way in (test_hooks.h): the same key and operation as the JNI methods. */
+struct rsa_key *test_rsa_key_new(const unsigned char *const values[8], const int lengths[8], const char **why)
 {
-    (void) env;
-    (void) cls;
-    rsa_crt_inject_faults(count);
+    BIGNUM *v[8];
+    int openssl = 0;
+    for (int i = 0; i < 8; i++) v[i] = crypto.BN_bin2bn(values[i], lengths[i], NULL);
+    return new_private_key(v[0], v[1], v + 2, 0, why, &openssl);
 }
+
+int test_rsa_private(struct rsa_key *key, const unsigned char *in, unsigned char *out)
+{
+    return key->crt != NULL ? blinded_private(key->blinding, key->crt, in, out) : openssl_private(key, in, out);
+}
+
+int test_rsa_own_crt(const struct rsa_key *key)
+{
+    return key->crt != NULL;
+}
+
+void test_rsa_key_free(struct rsa_key *key)
+{
+    free_key(key);
+}
+#endif

@@ -1,29 +1,29 @@
 /*
- * RSA blinding for the :openssl engine's private operations (rsa_crt.c).
+ * RSA blinding for fast_random's own private operation (rsa_crt.c).
  *
  * A private operation y = x^d mod n never sees x: it runs on x r^e for a
  * random r, and (x r^e)^d = x^d r is multiplied by r^-1 afterwards (RFC
- * 8017, section 3.2 note; OpenSSL's BN_BLINDING does the same). The key has
- * RSA_FLAG_NO_BLINDING, so where OpenSSL's CRT does the operation (keys with
- * primes of different lengths) it does not blind a second time. The CRT and
- * its check of the result with e run on the blinded value (rsa_crt.c).
+ * 8017, section 3.2 note; OpenSSL's BN_BLINDING does the same). Blinding,
+ * unblinding and serialization are fixed-width Montgomery products and a
+ * masked reduction on n's limbs (modexp_ifma.h), as OpenSSL unblinds since
+ * 3.0.8 (CVE-2022-4304): nothing in them depends on a value's length.
  *
- * What differs from OpenSSL is the cost of the factors. OpenSSL makes a new
- * pair (r^e, r^-1) every 32 operations, each with a constant-time modular
- * inversion (about 180 us at 2048 bits, about 7 us an operation), and
- * squares the pair between uses. Here a pair also serves 32 operations,
- * squared after each (a squared pair is a pair: (r^2)^e and r^-2), but pairs
- * are made BATCH at a time with one inversion, Montgomery's trick: invert
- * the product of the r, then peel each inverse off with two multiplications.
- * r comes from OpenSSL's private DRBG (BN_priv_rand_range), as OpenSSL's own
- * blinding draws it; every step on secret values is a Montgomery
- * multiplication or OpenSSL's constant-time inversion (BN_FLG_CONSTTIME).
+ * A pair (r^e, r^-1) serves 32 operations, as OpenSSL's does, squared after
+ * each (a squared pair is a pair: (r^2)^e and r^-2). Pairs are made BATCH
+ * at a time with one inversion, Montgomery's trick: invert the product of
+ * the r, then peel each inverse off with two products. The inversion is
+ * Fermat's, modulo p and q (rsa_crt_inverse), constant-time like the rest;
+ * the batch is checked (the product times its inverse must be 1) before
+ * any pair is used. r comes from OpenSSL's private DRBG (RAND_priv_bytes),
+ * as OpenSSL's own blinding draws it: a candidate not below n, or zero, is
+ * drawn again (a rejected candidate is never used, so saying so is public).
  *
  * Pairs wait in a small pool per key (a mutex around a stack of pointers);
  * each operation takes one, so no two operations, in any threads, ever use
  * the same factor, and one that fails throws its pair away.
  */
 #include "rsa_blinding.h"
+#include "test_hooks.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,47 +32,35 @@
 #define PAIR_USES 32     /* operations per pair, as OpenSSL's BN_BLINDING */
 #define BATCH 8          /* pairs made with one inversion */
 #define POOL_CAPACITY 16 /* pairs kept per key: two threads' batches */
+#define DRAWS 64         /* candidates for r before giving up (each is below n with probability over 1/2) */
 
 struct pair {
-    BIGNUM *a;     /* r^e mod n, in Montgomery form */
-    BIGNUM *a_inv; /* r^-1 mod n, in Montgomery form */
+    uint64_t a[IFMA_MAX_LIMBS];     /* r^e R mod n, almost reduced */
+    uint64_t a_inv[IFMA_MAX_LIMBS]; /* r^-1 R mod n, almost reduced */
     int uses;
 };
 
 struct blinding_pool {
-    const BIGNUM *n;
-    const BIGNUM *e;
-    BN_MONT_CTX *mont;
+    const struct ifma_modulus *n;
+    const unsigned char *e;
+    int e_length;
+    const struct rsa_crt *crt;
     pthread_mutex_t lock;
     int count;
     struct pair *pairs[POOL_CAPACITY];
 };
 
 static long long batches_made, pairs_made, operations_blinded;
-static int injected_failures;
 
 static void free_pair(struct pair *p)
 {
     if (p == NULL) return;
-    crypto.BN_clear_free(p->a);
-    crypto.BN_clear_free(p->a_inv);
+    wipe(p, sizeof *p);
     free(p);
 }
 
-static struct pair *new_pair(void)
-{
-    struct pair *p = calloc(1, sizeof *p);
-    if (p == NULL) return NULL;
-    p->a = crypto.BN_new();
-    p->a_inv = crypto.BN_new();
-    if (p->a == NULL || p->a_inv == NULL) {
-        free_pair(p);
-        return NULL;
-    }
-    return p;
-}
-
-struct blinding_pool *blinding_pool_new(const BIGNUM *n, const BIGNUM *e, BN_MONT_CTX *mont)
+struct blinding_pool *blinding_pool_new(const struct ifma_modulus *n, const unsigned char *e, int e_length,
+                                        const struct rsa_crt *crt)
 {
     struct blinding_pool *pool = calloc(1, sizeof *pool);
     if (pool == NULL) return NULL;
@@ -82,7 +70,8 @@ struct blinding_pool *blinding_pool_new(const BIGNUM *n, const BIGNUM *e, BN_MON
     }
     pool->n = n;
     pool->e = e;
-    pool->mont = mont;
+    pool->e_length = e_length;
+    pool->crt = crt;
     return pool;
 }
 
@@ -94,6 +83,31 @@ void blinding_pool_free(struct blinding_pool *pool)
     free(pool);
 }
 
+/* r: a random number in [1, n), in n's limbs; 0 when OpenSSL's DRBG fails. */
+static int draw(const struct ifma_modulus *n, uint64_t *r)
+{
+    unsigned char bytes[MAX_MODULUS_BYTES];
+    int count = ifma_limbs(n), ok = 0;
+    uint64_t zero[IFMA_MAX_LIMBS] = {0};
+    /* the top byte masked to n's top byte's bits: below 2n, so below n with probability over 1/2 */
+    ifma_to_bytes(bytes, n->bytes, n->n);
+    unsigned char mask = bytes[0];
+    mask |= mask >> 1;
+    mask |= mask >> 2;
+    mask |= mask >> 4;
+    for (int attempt = 0; attempt < DRAWS && !ok; attempt++) {
+        if (crypto.RAND_priv_bytes(bytes, n->bytes) != 1) break;
+        bytes[0] &= mask;
+        ifma_from_bytes(r, count, bytes, n->bytes);
+        SECRET(r, (size_t) count * sizeof *r);
+        uint64_t usable = ~ifma_at_least(r, n->n, count) & ~ifma_equal(r, zero, count);
+        DECLASSIFY(&usable, sizeof usable); /* a rejected candidate is thrown away */
+        ok = usable != 0;
+    }
+    wipe(bytes, sizeof bytes);
+    return ok;
+}
+
 /*
  * BATCH new pairs into made, with one inversion; 1 on success, else 0 with
  * nothing made. In Montgomery form (x~ = x R mod n), for r_1 .. r_k:
@@ -102,56 +116,52 @@ void blinding_pool_free(struct blinding_pool *pool)
  *   for i = k down to 2: (r_i^-1)~ = t~ c~_(i-1), then t~ = t~ r~_i
  *   (r_1^-1)~ = t~
  */
-static int make_batch(struct blinding_pool *pool, struct pair **made, BN_CTX *ctx)
+static int make_batch(struct blinding_pool *pool, struct pair **made)
 {
-    BIGNUM *r[BATCH], *c[BATCH];
-    int ok = 0, i;
+    const struct ifma_modulus *n = pool->n;
+    int count = ifma_limbs(n), ok = 0, i;
+    uint64_t (*r)[IFMA_MAX_LIMBS] = calloc(BATCH, sizeof *r);
+    uint64_t (*c)[IFMA_MAX_LIMBS] = calloc(BATCH, sizeof *c);
+    uint64_t t[IFMA_MAX_LIMBS], inverse[IFMA_MAX_LIMBS], one[IFMA_MAX_LIMBS] = {1};
     memset(made, 0, sizeof *made * BATCH);
-    if (injected_take(&injected_failures)) return 0;
+    if (r == NULL || c == NULL || TEST_FAULT(FAULT_BLINDING_BATCH)) goto done;
 
-    crypto.BN_CTX_start(ctx);
     for (i = 0; i < BATCH; i++) {
-        r[i] = crypto.BN_CTX_get(ctx);
-        c[i] = crypto.BN_CTX_get(ctx);
+        if ((made[i] = calloc(1, sizeof *made[i])) == NULL || !draw(n, r[i])) goto done;
+        ifma_exp_public(t, r[i], pool->e, pool->e_length, n); /* r^e: e public, r's value unseen */
+        ifma_mul(made[i]->a, t, n->rr, n);                      /* r^e R */
+        ifma_mul(r[i], r[i], n->rr, n);                         /* r~ */
+        if (i == 0) memcpy(c[0], r[0], sizeof c[0]);
+        else ifma_mul(c[i], c[i - 1], r[i], n);
     }
-    BIGNUM *t = crypto.BN_CTX_get(ctx);
-    BIGNUM *inverse = crypto.BN_CTX_get(ctx);
-    if (inverse == NULL) goto done;
-    for (i = 0; i < BATCH; i++) {
-        if ((made[i] = new_pair()) == NULL) goto done;
-        do {
-            if (!crypto.BN_priv_rand_range(r[i], pool->n)) goto done;
-        } while (crypto.BN_is_zero(r[i]));
-        /* a = r^e (e is public; OpenSSL blinds with BN_mod_exp_mont too), then r~ */
-        if (!crypto.BN_mod_exp_mont(made[i]->a, r[i], pool->e, pool->n, ctx, pool->mont)
-            || !crypto.BN_to_montgomery(made[i]->a, made[i]->a, pool->mont, ctx)
-            || !crypto.BN_to_montgomery(r[i], r[i], pool->mont, ctx)) goto done;
-        if (i == 0 ? crypto.BN_copy(c[0], r[0]) == NULL
-                   : !crypto.BN_mod_mul_montgomery(c[i], c[i - 1], r[i], pool->mont, ctx)) goto done;
-    }
-    /* t = (c_k)^-1, constant-time, then t~ */
-    if (!crypto.BN_from_montgomery(t, c[BATCH - 1], pool->mont, ctx)) goto done;
-    crypto.BN_set_flags(t, BN_FLG_CONSTTIME);
-    if (crypto.BN_mod_inverse(inverse, t, pool->n, ctx) == NULL /* a factor of n: never in practice */
-        || !crypto.BN_to_montgomery(t, inverse, pool->mont, ctx)) goto done;
+    /* t = c_k, below n; its inverse, checked: c_k c_k^-1 must be 1 */
+    ifma_mul(t, c[BATCH - 1], one, n);
+    ifma_reduce(t, n);
+    if (!rsa_crt_inverse(pool->crt, inverse, t)) goto done;
+    ifma_mul(t, t, n->rr, n);
+    ifma_mul(t, t, inverse, n);
+    ifma_reduce(t, n);
+    uint64_t inverted = ifma_equal(t, one, count);
+    DECLASSIFY(&inverted, sizeof inverted); /* false only for r sharing a factor with n */
+    if (!inverted) goto done;
+    ifma_mul(t, inverse, n->rr, n); /* t~ */
     for (i = BATCH - 1; i > 0; i--) {
-        if (!crypto.BN_mod_mul_montgomery(made[i]->a_inv, t, c[i - 1], pool->mont, ctx)
-            || !crypto.BN_mod_mul_montgomery(t, t, r[i], pool->mont, ctx)) goto done;
+        ifma_mul(made[i]->a_inv, t, c[i - 1], n);
+        ifma_mul(t, t, r[i], n);
     }
-    if (crypto.BN_copy(made[0]->a_inv, t) == NULL) goto done;
+    memcpy(made[0]->a_inv, t, sizeof t);
     ok = 1;
 done:
-    for (i = 0; i < BATCH; i++) {
-        if (r[i] != NULL) crypto.BN_clear(r[i]);
-        if (c[i] != NULL) crypto.BN_clear(c[i]);
-        if (!ok) {
-            free_pair(made[i]);
-            made[i] = NULL;
-        }
+    for (i = 0; i < BATCH && !ok; i++) {
+        free_pair(made[i]);
+        made[i] = NULL;
     }
-    if (t != NULL) crypto.BN_clear(t);
-    if (inverse != NULL) crypto.BN_clear(inverse);
-    crypto.BN_CTX_end(ctx);
+    if (r != NULL) wipe(r, BATCH * sizeof *r);
+    if (c != NULL) wipe(c, BATCH * sizeof *c);
+    free(r);
+    free(c);
+    wipe(t, sizeof t);
+    wipe(inverse, sizeof inverse);
     if (ok) {
         __atomic_add_fetch(&batches_made, 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&pairs_made, BATCH, __ATOMIC_RELAXED);
@@ -172,7 +182,7 @@ static void put_back(struct blinding_pool *pool, struct pair *p)
 }
 
 /* A pair no other operation holds: from the pool, or from a new batch (the rest go to the pool). NULL on failure. */
-static struct pair *take(struct blinding_pool *pool, BN_CTX *ctx)
+static struct pair *take(struct blinding_pool *pool)
 {
     struct pair *p = NULL;
     pthread_mutex_lock(&pool->lock);
@@ -181,62 +191,52 @@ static struct pair *take(struct blinding_pool *pool, BN_CTX *ctx)
     if (p != NULL) return p;
 
     struct pair *made[BATCH];
-    if (!make_batch(pool, made, ctx)) return NULL;
+    if (!make_batch(pool, made)) return NULL;
     for (int i = 1; i < BATCH; i++) put_back(pool, made[i]);
     return made[0];
 }
 
-/*
- * After a use: both factors squared ((r^2)^e and r^-2: a new pair, as
- * OpenSSL's BN_BLINDING_update) and kept, until PAIR_USES; then freed.
- */
-static void retire(struct blinding_pool *pool, struct pair *p, BN_CTX *ctx)
+/* After a use: both factors squared (a new pair, as OpenSSL's BN_BLINDING_update) and kept, until PAIR_USES. */
+static void retire(struct blinding_pool *pool, struct pair *p)
 {
-    if (++p->uses < PAIR_USES
-        && crypto.BN_mod_mul_montgomery(p->a, p->a, p->a, pool->mont, ctx)
-        && crypto.BN_mod_mul_montgomery(p->a_inv, p->a_inv, p->a_inv, pool->mont, ctx)) {
+    if (++p->uses < PAIR_USES) {
+        ifma_mul(p->a, p->a, p->a, pool->n);
+        ifma_mul(p->a_inv, p->a_inv, p->a_inv, pool->n);
         put_back(pool, p);
     } else {
         free_pair(p);
     }
 }
 
-int blinded_private(struct blinding_pool *pool, struct rsa_crt *crt, const unsigned char *in, unsigned char *out,
-                    int bytes)
+int blinded_private(struct blinding_pool *pool, const struct rsa_crt *crt, const unsigned char *in,
+                    unsigned char *out)
 {
-    int ok = 0;
-    if (bytes <= 0 || bytes > MAX_MODULUS_BYTES) return 0;
-    BN_CTX *ctx = crypto.BN_CTX_new();
-    if (ctx == NULL) return 0;
-    struct pair *p = take(pool, ctx);
-    if (p == NULL) {
-        crypto.BN_CTX_free(ctx);
-        return 0;
+    const struct ifma_modulus *n = pool->n;
+    int count = ifma_limbs(n), ok = 0;
+    uint64_t x[IFMA_MAX_LIMBS], y[IFMA_MAX_LIMBS];
+    ifma_from_bytes(x, count, in, n->bytes);
+    if (ifma_at_least(x, n->n, count)) return 0; /* the input is public: it must be below n */
+    struct pair *p = take(pool);
+    if (p != NULL) {
+        ifma_mul(x, x, p->a, n); /* x r^e */
+        ifma_reduce(x, n);
+        if (rsa_crt_private(crt, y, x)) { /* x^d r */
+            ifma_mul(y, y, p->a_inv, n); /* x^d r r^-1 */
+            ifma_reduce(y, n);
+            ifma_to_bytes(out, n->bytes, y);
+            ok = 1;
+        }
     }
-
-    crypto.BN_CTX_start(ctx);
-    BIGNUM *x = crypto.BN_CTX_get(ctx);
-    BIGNUM *y = crypto.BN_CTX_get(ctx);
-    if (y != NULL && crypto.BN_bin2bn(in, bytes, x) != NULL && crypto.BN_ucmp(x, pool->n) < 0
-        && crypto.BN_mod_mul_montgomery(x, x, p->a, pool->mont, ctx)          /* x r^e */
-        && rsa_crt_private(crt, y, x, ctx)                                     /* x^d r */
-        && crypto.BN_mod_mul_montgomery(y, y, p->a_inv, pool->mont, ctx)      /* x^d r r^-1 */
-        && crypto.BN_bn2binpad(y, out, bytes) == bytes) {
-        ok = 1;
-    }
-    if (y != NULL) {
-        crypto.BN_clear(x);
-        crypto.BN_clear(y);
-    }
-    crypto.BN_CTX_end(ctx);
+    wipe(x, sizeof x);
+    wipe(y, sizeof y);
+    ifma_clear_registers();
     if (ok) {
-        retire(pool, p, ctx);
+        retire(pool, p);
         __atomic_add_fetch(&operations_blinded, 1, __ATOMIC_RELAXED);
     } else {
         free_pair(p); /* never reused after a failure, whatever it used */
-        wipe(out, (size_t) bytes);
+        wipe(out, (size_t) n->bytes);
     }
-    crypto.BN_CTX_free(ctx);
     return ok;
 }
 
@@ -245,9 +245,4 @@ void blinding_stats(long long counts[3])
     counts[0] = __atomic_load_n(&batches_made, __ATOMIC_RELAXED);
     counts[1] = __atomic_load_n(&pairs_made, __ATOMIC_RELAXED);
     counts[2] = __atomic_load_n(&operations_blinded, __ATOMIC_RELAXED);
-}
-
-void blinding_inject_failures(int count)
-{
-    injected_set(&injected_failures, count);
 }

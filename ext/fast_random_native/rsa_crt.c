@@ -1,67 +1,66 @@
 /*
- * The RSA private operation for the :openssl engine: x^d mod n by the
- * Chinese remainder theorem (RFC 8017, section 5.1.2), here rather than in
- * OpenSSL's rsa_ossl_mod_exp, for two reasons of speed and none of security:
+ * fast_random's own RSA private operation: x^d mod n by the Chinese
+ * remainder theorem (RFC 8017, section 5.1.2) on AVX-512 IFMA, for the keys
+ * where it is faster than OpenSSL's: primes of one length above 1024 bits
+ * (RSA-3072 and 4096; OpenSSL 3.0 has IFMA code for 1024-bit primes only),
+ * where the CPU has IFMA. Every other key's private operation is OpenSSL's
+ * own (openssl_rsa.c); see rsa_crt_takes.
  *
- *  - the check of the CRT result with the public exponent (y^e mod n must
- *    give x back; on a mismatch the result is recomputed without CRT, as
- *    OpenSSL does, so a fault in one half, which would reveal a prime factor
- *    (Boneh, DeMillo and Lipton), never leaves) runs on AVX-512 IFMA where
- *    the CPU has it (modexp_ifma.c), in half the time of BN_mod_exp_mont;
- *  - for primes above 1024 bits (RSA-3072 and 4096), the two exponentiations
- *    run on IFMA too, in constant time (ifma_mod_exp_consttime): OpenSSL 3.0
- *    has IFMA code only for 1024-bit primes, and at 1024 bits its
- *    interleaved two-prime code (BN_mod_exp_mont_consttime_x2), which we call
- *    there, is faster than ours.
+ * Fixed-width from the blinded input to the result: every value lives in
+ * limbs of its modulus's full width (modexp_ifma.h), never trimmed to its
+ * own length, and every step is a Montgomery product, an addition or a
+ * masked subtraction, whose instructions and addresses do not depend on
+ * the values:
+ *   x R mod p     from x (twice p's width) in three products
+ *                 (ifma_to_montgomery_wide), for q the same;
+ *   m1, m2        x^dP mod p, x^dQ mod q (ifma_exp_consttime), out of the
+ *                 Montgomery domain and reduced below p, q by a mask;
+ *   h             (m1 + 2p - m2) qInv mod p: one product with qInv R,
+ *                 then a masked subtraction (m2 < q < 2p: primes of one
+ *                 length);
+ *   y             m2 + h q, a plain product and an addition (below n).
+ * The result is checked with the public exponent (y^e mod n must give x
+ * back, compared in constant time); on a mismatch, a fault that could
+ * reveal a prime factor (Boneh, DeMillo and Lipton), it is recomputed
+ * without CRT (x^d mod n, constant-time), as OpenSSL's rsa_ossl_mod_exp
+ * does. Whether the check passed is the one value made public
+ * (DECLASSIFY): a fault, not a secret.
  *
- * Every step on secret values takes the same time whatever they are, as in
- * OpenSSL's own ("smooth") path for primes of one length:
- *   x mod p      Montgomery reduction then multiplication by R^2
- *                (BN_from_montgomery, BN_to_montgomery: fixed loops, masked
- *                final subtraction), for q the same;
- *   m1, m2       x^dP mod p, x^dQ mod q, constant-time exponentiations;
- *   h            (m1 - m2) qInv mod p, as (m1 + 2p - m2) R^-1 (qInv R^2) in
- *                two Montgomery steps: no comparison, no conditional
- *                correction (m2 < q < 2p since p and q have one length);
- *   y            m2 + h q (below n, so never reduced).
- * x is blinded by the caller (rsa_blinding.c), as OpenSSL blinds it.
- *
- * Keys whose primes differ in length (never made by OpenSSL, ssh-keygen or
- * the JDK) take OpenSSL's own CRT instead, RSA_private_encrypt with no
- * padding, which checks its result the same way.
+ * x is blinded by the caller (rsa_blinding.c), which also inverts its
+ * factors through rsa_crt_inverse.
  */
 #include "rsa_crt.h"
+#include "test_hooks.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Above this prime length, our IFMA exponentiation beats OpenSSL's (1024: its x2 code is faster). */
-#define OWN_IFMA_ABOVE_BITS 1024
+/* OpenSSL's 1024-bit IFMA exponentiation (its x2 code) beats ours; above that, ours is OpenSSL's only IFMA. */
+#define OWN_ABOVE_BITS 1024
+/* OpenSSL 3.0.4: its IFMA x2 exponentiation gives wrong results (CVE-2022-2274). */
+#define BROKEN_X2_VERSION 0x30000040UL
 
 struct rsa_crt {
-    RSA *rsa;                 /* owns p, q, dP, dQ, qInv and d */
-    int own;                  /* 0: OpenSSL's CRT (primes of different lengths) */
-    int bytes, half_bytes;    /* of n, and of p and q */
-
-    const BIGNUM *n, *e, *d;
-    BN_MONT_CTX *mont_n;
-    const struct ifma_modulus *ifma_n;
-    const unsigned char *e_bytes;
+    const struct ifma_modulus *n;
+    const unsigned char *e;
     int e_length;
-
-    const BIGNUM *p, *q, *dmp1, *dmq1;
-    BIGNUM *two_p;            /* 2p */
-    BIGNUM *iqmp_rr;          /* qInv R^2 mod p, R of p's Montgomery context */
-    BN_MONT_CTX *mont_p, *mont_q;
-
-    struct ifma_modulus *ifma_p, *ifma_q; /* or NULL: OpenSSL's exponentiation */
-    unsigned char *dmp1_bytes, *dmq1_bytes; /* half_bytes each, for IFMA */
+    int bytes, half_bytes;              /* of n, of p and q */
+    struct ifma_modulus *p, *q;
+    uint64_t qinv_r[IFMA_MAX_LIMBS];    /* qInv R mod p */
+    unsigned char *dmp1, *dmq1, *d;     /* half_bytes, half_bytes, bytes */
+    unsigned char *p_minus_2, *q_minus_2; /* Fermat's exponents, half_bytes each */
 };
 
-static long long own_operations, ifma_operations, check_failures;
-static int injected_faults;
+static long long operations, check_failures;
 
-static void free_secret_bytes(unsigned char *bytes, int length)
+int rsa_crt_takes(int p_bits, int q_bits, int ifma)
+{
+    if (!ifma || p_bits != q_bits || p_bits < 64) return 0;
+    if (p_bits > OWN_ABOVE_BITS) return 1;
+    return p_bits == OWN_ABOVE_BITS && crypto.OpenSSL_version_num() == BROKEN_X2_VERSION;
+}
+
+static void free_secret(unsigned char *bytes, int length)
 {
     if (bytes == NULL) return;
     wipe(bytes, (size_t) length);
@@ -71,38 +70,29 @@ static void free_secret_bytes(unsigned char *bytes, int length)
 void rsa_crt_free(struct rsa_crt *crt)
 {
     if (crt == NULL) return;
-    crypto.BN_clear_free(crt->two_p);
-    crypto.BN_clear_free(crt->iqmp_rr);
-    if (crt->mont_p != NULL) crypto.BN_MONT_CTX_free(crt->mont_p); /* clears what it holds */
-    if (crt->mont_q != NULL) crypto.BN_MONT_CTX_free(crt->mont_q);
-    ifma_modulus_free(crt->ifma_p);
-    ifma_modulus_free(crt->ifma_q);
-    free_secret_bytes(crt->dmp1_bytes, crt->half_bytes);
-    free_secret_bytes(crt->dmq1_bytes, crt->half_bytes);
+    ifma_modulus_free(crt->p);
+    ifma_modulus_free(crt->q);
+    free_secret(crt->dmp1, crt->half_bytes);
+    free_secret(crt->dmq1, crt->half_bytes);
+    free_secret(crt->d, crt->bytes);
+    free_secret(crt->p_minus_2, crt->half_bytes);
+    free_secret(crt->q_minus_2, crt->half_bytes);
+    wipe(crt, sizeof *crt);
     free(crt);
 }
 
+/* A secret value as big-endian bytes of a fixed length (BN_bn2binpad: constant-time in the value). */
 static unsigned char *secret_bytes(const BIGNUM *value, int length)
 {
     unsigned char *bytes = malloc((size_t) length);
     if (bytes != NULL && crypto.BN_bn2binpad(value, bytes, length) != length) {
-        free_secret_bytes(bytes, length);
+        free_secret(bytes, length);
         return NULL;
     }
     return bytes;
 }
 
-static BN_MONT_CTX *new_mont(const BIGNUM *m, BN_CTX *ctx)
-{
-    BN_MONT_CTX *mont = crypto.BN_MONT_CTX_new();
-    if (mont != NULL && !crypto.BN_MONT_CTX_set(mont, m, ctx)) {
-        crypto.BN_MONT_CTX_free(mont);
-        return NULL;
-    }
-    return mont;
-}
-
-/* A copy of a secret value that OpenSSL's divisions and inversions treat in constant time. */
+/* A copy of a secret value that OpenSSL's divisions and shifts treat in constant time. */
 static BIGNUM *consttime_copy(const BIGNUM *value)
 {
     BIGNUM *copy = crypto.BN_dup(value);
@@ -110,168 +100,157 @@ static BIGNUM *consttime_copy(const BIGNUM *value)
     return copy;
 }
 
-struct rsa_crt *rsa_crt_new(RSA *rsa, const BIGNUM *n, const BIGNUM *e, BN_MONT_CTX *mont_n,
-                            const struct ifma_modulus *ifma_n, const unsigned char *e_bytes, int e_length,
-                            int ifma, BN_CTX *ctx)
+/* bytes of value - 2 (value an odd prime, so no borrow past its top). */
+static unsigned char *minus_two(const BIGNUM *value, int length)
+{
+    unsigned char *bytes = secret_bytes(value, length);
+    if (bytes == NULL) return NULL;
+    unsigned int borrow = 2;
+    for (int i = length - 1; i >= 0; i--) {
+        unsigned int t = (unsigned int) bytes[i] - borrow;
+        bytes[i] = (unsigned char) t;
+        borrow = (t >> 8) & 1;
+    }
+    return bytes;
+}
+
+struct rsa_crt *rsa_crt_new(const struct ifma_modulus *n, const unsigned char *e, int e_length, const BIGNUM *d,
+                            const BIGNUM *p, const BIGNUM *q, const BIGNUM *dmp1, const BIGNUM *dmq1,
+                            const BIGNUM *iqmp, BN_CTX *ctx)
 {
     struct rsa_crt *crt = calloc(1, sizeof *crt);
     if (crt == NULL) return NULL;
-    crt->rsa = rsa;
     crt->n = n;
     crt->e = e;
-    crt->mont_n = mont_n;
-    crt->ifma_n = ifma_n;
-    crt->e_bytes = e_bytes;
     crt->e_length = e_length;
-    crt->bytes = (crypto.BN_num_bits(n) + 7) / 8;
+    crt->bytes = n->bytes;
+    crt->half_bytes = (crypto.BN_num_bits(p) + 7) / 8;
+    DECLASSIFY(&crt->half_bytes, sizeof crt->half_bytes); /* the primes' length: the key's shape, public */
 
-    const BIGNUM *iqmp = NULL;
-    crypto.RSA_get0_key(rsa, NULL, NULL, &crt->d);
-    crypto.RSA_get0_factors(rsa, &crt->p, &crt->q);
-    crypto.RSA_get0_crt_params(rsa, &crt->dmp1, &crt->dmq1, &iqmp);
-    if (crt->d == NULL || crt->p == NULL || crt->q == NULL || crt->dmp1 == NULL || crt->dmq1 == NULL || iqmp == NULL) {
-        rsa_crt_free(crt);
-        return NULL;
+    BIGNUM *p_ct = consttime_copy(p), *q_ct = consttime_copy(q);
+    unsigned char *iqmp_bytes = NULL;
+    int ok = p_ct != NULL && q_ct != NULL
+        && (crt->p = ifma_modulus_new(p_ct, crt->half_bytes, ctx)) != NULL
+        && (crt->q = ifma_modulus_new(q_ct, crt->half_bytes, ctx)) != NULL
+        && ifma_limbs(crt->p) == ifma_limbs(crt->q) && 2 * ifma_limbs(crt->p) <= IFMA_MAX_LIMBS
+        && (crt->dmp1 = secret_bytes(dmp1, crt->half_bytes)) != NULL
+        && (crt->dmq1 = secret_bytes(dmq1, crt->half_bytes)) != NULL
+        && (crt->d = secret_bytes(d, crt->bytes)) != NULL
+        && (crt->p_minus_2 = minus_two(p, crt->half_bytes)) != NULL
+        && (crt->q_minus_2 = minus_two(q, crt->half_bytes)) != NULL
+        && (iqmp_bytes = secret_bytes(iqmp, crt->half_bytes)) != NULL;
+    if (ok) {
+        uint64_t iqmp_limbs[IFMA_MAX_LIMBS];
+        ifma_from_bytes(iqmp_limbs, ifma_limbs(crt->p), iqmp_bytes, crt->half_bytes);
+        ifma_mul(crt->qinv_r, iqmp_limbs, crt->p->rr, crt->p); /* qInv R, below 2p: then below p */
+        ifma_reduce(crt->qinv_r, crt->p);
+        wipe(iqmp_limbs, sizeof iqmp_limbs);
     }
-    int bits = crypto.BN_num_bits(crt->p);
-    if (bits != crypto.BN_num_bits(crt->q) || bits < 64) return crt; /* OpenSSL's CRT */
-    crt->half_bytes = (bits + 7) / 8;
-
-    /* Set up on constant-time copies of p and q, as OpenSSL sets up its own (rsa_ossl_mod_exp). */
-    BIGNUM *p = consttime_copy(crt->p), *q = consttime_copy(crt->q);
-    int ok = p != NULL && q != NULL
-        && (crt->two_p = crypto.BN_new()) != NULL && crypto.BN_lshift(crt->two_p, p, 1)
-        && (crt->mont_p = new_mont(p, ctx)) != NULL && (crt->mont_q = new_mont(q, ctx)) != NULL
-        && (crt->iqmp_rr = crypto.BN_new()) != NULL
-        && crypto.BN_to_montgomery(crt->iqmp_rr, iqmp, crt->mont_p, ctx)
-        && crypto.BN_to_montgomery(crt->iqmp_rr, crt->iqmp_rr, crt->mont_p, ctx);
-    if (ok && ifma && bits > OWN_IFMA_ABOVE_BITS) {
-        ok = (crt->ifma_p = ifma_modulus_new(p, crt->half_bytes, ctx)) != NULL
-            && (crt->ifma_q = ifma_modulus_new(q, crt->half_bytes, ctx)) != NULL
-            && (crt->dmp1_bytes = secret_bytes(crt->dmp1, crt->half_bytes)) != NULL
-            && (crt->dmq1_bytes = secret_bytes(crt->dmq1, crt->half_bytes)) != NULL;
-    }
-    crypto.BN_clear_free(p);
-    crypto.BN_clear_free(q);
+    free_secret(iqmp_bytes, crt->half_bytes);
+    crypto.BN_clear_free(p_ct);
+    crypto.BN_clear_free(q_ct);
     if (!ok) {
         rsa_crt_free(crt);
         return NULL;
     }
-    crt->own = 1;
     return crt;
 }
 
-/* r = a^d mod m on IFMA, through big-endian bytes of m's length. */
-static int ifma_half(BIGNUM *r, const BIGNUM *a, const unsigned char *d, const struct ifma_modulus *m, int bytes)
+/* r = x^d mod m (below m), x of up to twice m's width (x_count limbs). */
+static void half_exp(uint64_t *r, const uint64_t *x, int x_count, const unsigned char *d, int d_bytes,
+                     const struct ifma_modulus *m, uint64_t *table)
 {
-    unsigned char in[MAX_MODULUS_BYTES / 2], out[MAX_MODULUS_BYTES / 2];
-    int ok = crypto.BN_bn2binpad(a, in, bytes) == bytes && ifma_mod_exp_consttime(out, in, d, bytes, m)
-        && crypto.BN_bin2bn(out, bytes, r) != NULL;
-    wipe(in, sizeof in);
-    wipe(out, sizeof out);
-    return ok;
+    uint64_t x_mont[IFMA_MAX_LIMBS], one[IFMA_MAX_LIMBS] = {1};
+    ifma_to_montgomery_wide(x_mont, x, x_count, m);
+    ifma_exp_consttime(r, x_mont, d, d_bytes, m, table);
+    ifma_mul(r, r, one, m); /* out of the Montgomery domain: at most m */
+    ifma_reduce(r, m);
+    wipe(x_mont, sizeof x_mont);
 }
 
-/* Whether y^e mod n is x (y and x below n): the check of a CRT result. */
-static int passes_check(struct rsa_crt *crt, const BIGNUM *y, const BIGNUM *x, BN_CTX *ctx)
+/*
+ * y = the number below n that is x^dp mod p and x^dq mod q (Garner's
+ * recombination), x below n in n's limbs; table: scratch for p and q.
+ * fault (tests) corrupts the p half's result.
+ */
+static void crt_exp(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x, const unsigned char *dp,
+                    const unsigned char *dq, int fault, uint64_t *table)
 {
-    unsigned char y_bytes[MAX_MODULUS_BYTES], x_bytes[MAX_MODULUS_BYTES], back[MAX_MODULUS_BYTES];
-    int ok = 0, bytes = crt->bytes;
-    if (crypto.BN_bn2binpad(y, y_bytes, bytes) == bytes && crypto.BN_bn2binpad(x, x_bytes, bytes) == bytes) {
-        if (crt->ifma_n != NULL) {
-            ok = ifma_mod_exp(back, y_bytes, crt->e_bytes, crt->e_length, crt->ifma_n);
-        } else {
-            crypto.BN_CTX_start(ctx);
-            BIGNUM *t = crypto.BN_CTX_get(ctx);
-            ok = t != NULL && crypto.BN_mod_exp_mont(t, y, crt->e, crt->n, ctx, crt->mont_n)
-                && crypto.BN_bn2binpad(t, back, bytes) == bytes;
-            if (t != NULL) crypto.BN_clear(t);
-            crypto.BN_CTX_end(ctx);
-        }
-        ok = ok && same_bytes(back, x_bytes, (size_t) bytes);
-    }
-    wipe(y_bytes, sizeof y_bytes);
-    wipe(x_bytes, sizeof x_bytes);
-    wipe(back, sizeof back);
-    return ok;
+    int half = ifma_limbs(crt->p), count = ifma_limbs(crt->n);
+    int wide = 2 * half < count ? 2 * half : count; /* x < n fits in twice p's limbs */
+    uint64_t m1[IFMA_MAX_LIMBS], m2[IFMA_MAX_LIMBS], t[IFMA_MAX_LIMBS], two_p[IFMA_MAX_LIMBS];
+    uint64_t product[2 * IFMA_MAX_LIMBS] = {0};
+
+    half_exp(m1, x, wide, dp, crt->half_bytes, crt->p, table);
+    half_exp(m2, x, wide, dq, crt->half_bytes, crt->q, table);
+    m1[0] ^= (uint64_t) (fault != 0); /* tests: a fault in the p half */
+
+    /* h = (m1 + 2p - m2) qInv mod p: m2 < q < 2p, so no borrow and no comparison */
+    ifma_add(two_p, crt->p->n, crt->p->n, half);
+    ifma_add(t, m1, two_p, half);
+    ifma_sub(t, t, m2, half);
+    ifma_mul(t, t, crt->qinv_r, crt->p); /* t qInv R / R, below 2p: t < 3p < R */
+    ifma_reduce(t, crt->p);
+    /* y = m2 + h q, below n */
+    ifma_mul_plain(product, t, crt->q->n, half);
+    memset(m2 + half, 0, (size_t) (IFMA_MAX_LIMBS - half) * sizeof *m2);
+    ifma_add(product, product, m2, 2 * half);
+    memset(y, 0, (size_t) count * sizeof *y);
+    memcpy(y, product, (size_t) wide * sizeof *y);
+
+    wipe(m1, sizeof m1);
+    wipe(m2, sizeof m2);
+    wipe(t, sizeof t);
+    wipe(product, sizeof product);
 }
 
-/* OpenSSL's CRT (it checks its result too), through bytes. */
-static int openssl_private(struct rsa_crt *crt, BIGNUM *r, const BIGNUM *x)
+/* The scratch table for the larger of n's and p's exponentiations. */
+static uint64_t *new_table(const struct rsa_crt *crt)
 {
-    unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
-    int bytes = crt->bytes;
-    int ok = crypto.BN_bn2binpad(x, in, bytes) == bytes
-        && crypto.RSA_private_encrypt(bytes, in, out, crt->rsa, RSA_NO_PADDING) == bytes
-        && crypto.BN_bin2bn(out, bytes, r) != NULL;
-    wipe(in, sizeof in);
-    wipe(out, sizeof out);
-    return ok;
+    return malloc((size_t) ifma_table_limbs(crt->n) * sizeof(uint64_t));
 }
 
-int rsa_crt_private(struct rsa_crt *crt, BIGNUM *r, const BIGNUM *x, BN_CTX *ctx)
+int rsa_crt_private(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x)
 {
-    if (!crt->own) return openssl_private(crt, r, x);
-    int ok = 0;
-    crypto.BN_CTX_start(ctx);
-    BIGNUM *cp = crypto.BN_CTX_get(ctx), *cq = crypto.BN_CTX_get(ctx);
-    BIGNUM *m1 = crypto.BN_CTX_get(ctx), *m2 = crypto.BN_CTX_get(ctx), *h = crypto.BN_CTX_get(ctx);
-    if (h == NULL) goto done;
+    int count = ifma_limbs(crt->n);
+    uint64_t *table = new_table(crt);
+    if (table == NULL) {
+        memset(y, 0, (size_t) count * sizeof *y);
+        return 0;
+    }
+    uint64_t back[IFMA_MAX_LIMBS];
+    crt_exp(crt, y, x, crt->dmp1, crt->dmq1, TEST_FAULT(FAULT_CRT_RESULT), table);
 
-    /* x mod p = (x R^-1 mod p) R: x < n < p R, as x R^-1 needs */
-    if (!crypto.BN_from_montgomery(cp, x, crt->mont_p, ctx) || !crypto.BN_to_montgomery(cp, cp, crt->mont_p, ctx)
-        || !crypto.BN_from_montgomery(cq, x, crt->mont_q, ctx) || !crypto.BN_to_montgomery(cq, cq, crt->mont_q, ctx)) {
-        goto done;
-    }
-    if (crt->ifma_p != NULL) {
-        if (!ifma_half(m1, cp, crt->dmp1_bytes, crt->ifma_p, crt->half_bytes)
-            || !ifma_half(m2, cq, crt->dmq1_bytes, crt->ifma_q, crt->half_bytes)) goto done;
-    } else if (!crypto.BN_mod_exp_mont_consttime_x2(m1, cp, crt->dmp1, crt->p, crt->mont_p,
-                                                     m2, cq, crt->dmq1, crt->q, crt->mont_q, ctx)) {
-        goto done;
-    }
-    if (injected_take(&injected_faults) && !crypto.BN_uadd(m1, m1, crypto.BN_value_one())) goto done;
-
-    /* h = (m1 + 2p - m2) R^-1 (qInv R^2) R^-1 = (m1 - m2) qInv mod p; then y = m2 + h q */
-    if (!crypto.BN_uadd(h, m1, crt->two_p) || !crypto.BN_usub(h, h, m2)
-        || !crypto.BN_from_montgomery(h, h, crt->mont_p, ctx)
-        || !crypto.BN_mod_mul_montgomery(h, h, crt->iqmp_rr, crt->mont_p, ctx)
-        || !crypto.BN_mul(r, h, crt->q, ctx) || !crypto.BN_uadd(r, r, m2)) {
-        goto done;
-    }
-    if (passes_check(crt, r, x, ctx)) {
-        ok = 1;
-    } else {
-        /* A fault (or a key whose CRT values do not match d): recompute without CRT, as OpenSSL does. */
+    ifma_exp_public(back, y, crt->e, crt->e_length, crt->n);
+    uint64_t passed = ifma_equal(back, x, count);
+    DECLASSIFY(&passed, sizeof passed); /* a fault or not: public */
+    if (!passed) {
+        /* A fault (or a key whose CRT values do not match d): x^d mod n without CRT, as OpenSSL does. */
+        uint64_t one[IFMA_MAX_LIMBS] = {1};
         __atomic_add_fetch(&check_failures, 1, __ATOMIC_RELAXED);
-        ok = crypto.BN_mod_exp_mont_consttime(r, x, crt->d, crt->n, ctx, crt->mont_n);
+        ifma_mul(back, x, crt->n->rr, crt->n);
+        ifma_exp_consttime(y, back, crt->d, crt->bytes, crt->n, table);
+        ifma_mul(y, y, one, crt->n);
+        ifma_reduce(y, crt->n);
     }
-done:
-    if (h != NULL) {
-        crypto.BN_clear(cp);
-        crypto.BN_clear(cq);
-        crypto.BN_clear(m1);
-        crypto.BN_clear(m2);
-        crypto.BN_clear(h);
-    }
-    crypto.BN_CTX_end(ctx);
-    if (ok) {
-        __atomic_add_fetch(&own_operations, 1, __ATOMIC_RELAXED);
-        if (crt->ifma_p != NULL) __atomic_add_fetch(&ifma_operations, 1, __ATOMIC_RELAXED);
-    } else {
-        crypto.BN_clear(r);
-    }
-    return ok;
+    __atomic_add_fetch(&operations, 1, __ATOMIC_RELAXED);
+    wipe(back, sizeof back);
+    wipe(table, (size_t) ifma_table_limbs(crt->n) * sizeof *table);
+    free(table);
+    return 1;
 }
 
-void rsa_crt_stats(long long counts[3])
+int rsa_crt_inverse(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x)
 {
-    counts[0] = __atomic_load_n(&own_operations, __ATOMIC_RELAXED);
-    counts[1] = __atomic_load_n(&ifma_operations, __ATOMIC_RELAXED);
-    counts[2] = __atomic_load_n(&check_failures, __ATOMIC_RELAXED);
+    uint64_t *table = new_table(crt);
+    if (table == NULL) return 0;
+    crt_exp(crt, y, x, crt->p_minus_2, crt->q_minus_2, 0, table);
+    free(table); /* wiped by ifma_exp_consttime */
+    return 1;
 }
 
-void rsa_crt_inject_faults(int count)
+void rsa_crt_stats(long long counts[2])
 {
-    injected_set(&injected_faults, count);
+    counts[0] = __atomic_load_n(&operations, __ATOMIC_RELAXED);
+    counts[1] = __atomic_load_n(&check_failures, __ATOMIC_RELAXED);
 }

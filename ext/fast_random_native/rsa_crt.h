@@ -1,43 +1,57 @@
 /*
- * The RSA private operation x^d mod n for the :openssl engine's keys: by the
- * Chinese remainder theorem, in constant time, checked with the public
- * exponent (see rsa_crt.c). Blinding is the caller's (rsa_blinding.c).
+ * fast_random's own RSA private operation, x^d mod n by the Chinese
+ * remainder theorem on AVX-512 IFMA (rsa_crt.c), fixed-width from the
+ * blinded input to the result, checked with the public exponent. Taken
+ * only by the keys rsa_crt_takes() accepts; every other key's private
+ * operation is OpenSSL's own (openssl_rsa.c).
  *
- * Used by openssl_rsa.c; below the engines, like the rest of this library.
+ * Used by openssl_rsa.c and rsa_blinding.c; below the engines.
  */
 #ifndef FAST_RANDOM_RSA_CRT_H
 #define FAST_RANDOM_RSA_CRT_H
 
+#include <stdint.h>
+
 #include "libcrypto.h"
 #include "modexp_ifma.h"
 
-/* A private key's exponentiation: its CRT values, contexts and tables. */
+/* A private key's CRT values in limbs and bytes, and the moduli for p and q. */
 struct rsa_crt;
 
 /*
- * The exponentiation for rsa (two primes, RSA_FLAG_NO_BLINDING), whose public
- * values n and e (e also as e_bytes), n's Montgomery context and, when public
- * operations use IFMA, n for IFMA (else NULL) the caller keeps for as long
- * as this lives. ifma: whether this CPU runs modexp_ifma.c. NULL on failure.
+ * Whether our CRT takes a key whose primes have these lengths in bits, on
+ * this CPU (ifma) and libcrypto: equal lengths, IFMA in use, and primes of
+ * more than 1024 bits, or of 1024 bits on libcrypto 3.0.4 (whose IFMA code
+ * for them is broken, CVE-2022-2274).
  */
-struct rsa_crt *rsa_crt_new(RSA *rsa, const BIGNUM *n, const BIGNUM *e, BN_MONT_CTX *mont_n,
-                            const struct ifma_modulus *ifma_n, const unsigned char *e_bytes, int e_length,
-                            int ifma, BN_CTX *ctx);
+int rsa_crt_takes(int p_bits, int q_bits, int ifma);
+
+/*
+ * The CRT for a validated key (openssl_rsa.c) that rsa_crt_takes: n for
+ * IFMA and e (big-endian, e_length bytes) stay the caller's for as long as
+ * this lives. NULL on failure.
+ */
+struct rsa_crt *rsa_crt_new(const struct ifma_modulus *n, const unsigned char *e, int e_length, const BIGNUM *d,
+                            const BIGNUM *p, const BIGNUM *q, const BIGNUM *dmp1, const BIGNUM *dmq1,
+                            const BIGNUM *iqmp, BN_CTX *ctx);
 
 /* Frees it and clears every secret value of its own. */
 void rsa_crt_free(struct rsa_crt *crt);
 
-/* r = x^d mod n for x below n (a blinded value); 1 on success, 0 on failure. */
-int rsa_crt_private(struct rsa_crt *crt, BIGNUM *r, const BIGNUM *x, BN_CTX *ctx);
+/*
+ * y = x^d mod n, x and y normalized limbs of n (x below n, a blinded
+ * value): CRT, then the check y^e = x, recomputed without CRT on a
+ * mismatch. 1 on success, 0 when out of memory (y is then cleared).
+ */
+int rsa_crt_private(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x);
+
+/* y = x^-1 mod n for x below n and prime to n, by Fermat's theorem modulo p and q. 0 when out of memory. */
+int rsa_crt_inverse(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x);
 
 /*
- * Counters since the library loaded: operations by our own CRT, of those the
- * ones exponentiated with IFMA, and results that failed the check with e
- * (then recomputed without CRT).
+ * Counters since the library loaded: operations by our CRT (all on IFMA),
+ * and results that failed the check with e (then recomputed without CRT).
  */
-void rsa_crt_stats(long long counts[3]);
-
-/* Tests: the next `count` CRT results are corrupted mod p, as a fault would. */
-void rsa_crt_inject_faults(int count);
+void rsa_crt_stats(long long counts[2]);
 
 #endif

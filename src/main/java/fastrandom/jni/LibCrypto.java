@@ -43,9 +43,7 @@ public final class LibCrypto {
     private static native byte[] privateDecrypt(long handle, int padding, byte[] ciphertext);
     private static native String publicExponentiation0();
     private static native long[] blindingStats0();
-    private static native void injectBlindingFailures0(int count);
     private static native long[] crtStats0();
-    private static native void injectCrtFaults0(int count);
     private static native byte[] digestInfo0(int hash, byte[] digest);
 
     /**
@@ -166,35 +164,25 @@ public final class LibCrypto {
     }
 
     /**
-     * RSA blinding (rsa_blinding.c), process-wide: {batches made, blinding
-     * pairs made, blinded private operations}; zeros before libcrypto was
-     * loaded. Each pair serves 32 operations, and a batch of 8 pairs costs
-     * one modular inversion.
+     * The blinding of fast_random's own RSA private operation
+     * (rsa_blinding.c), process-wide: {batches made, blinding pairs made,
+     * blinded private operations}; zeros before libcrypto was loaded. Each
+     * pair serves 32 operations, and a batch of 8 pairs costs one modular
+     * inversion. Keys on OpenSSL's private operation are blinded by OpenSSL
+     * and not counted here.
      */
     public static long[] blindingStats() {
         return usable ? blindingStats0() : new long[3];
     }
 
-    /** Tests: the next {@code count} blinding batches fail as when OpenSSL fails (0 stops it). */
-    public static void injectBlindingFailures(int count) {
-        requireUsable();
-        injectBlindingFailures0(count);
-    }
-
     /**
-     * RSA private operations by fast_random's CRT (rsa_crt.c), process-wide:
-     * {operations, of those exponentiated with AVX-512 IFMA, results that
-     * failed the check with the public exponent and were recomputed without
-     * CRT}; zeros before libcrypto was loaded.
+     * RSA private operations by fast_random's own CRT (rsa_crt.c, on AVX-512
+     * IFMA), process-wide: {operations, results that failed the check with
+     * the public exponent and were recomputed without CRT}; zeros before
+     * libcrypto was loaded.
      */
     public static long[] crtStats() {
-        return usable ? crtStats0() : new long[3];
-    }
-
-    /** Tests: the next {@code count} CRT results are corrupted modulo p, as a fault would (0 stops it). */
-    public static void injectCrtFaults(int count) {
-        requireUsable();
-        injectCrtFaults0(count);
+        return usable ? crtStats0() : new long[2];
     }
 
     /** Native keys (RSA and EC) created and not yet freed, process-wide. */

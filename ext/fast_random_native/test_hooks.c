@@ -1,0 +1,53 @@
+/*
+ * The test build's hooks (test_hooks.h): fault injection, and its JNI
+ * methods for fastrandom.jni.NativeTestHooks. Empty in the shipped library.
+ */
+#include "test_hooks.h"
+
+#ifdef FAST_RANDOM_TEST_BUILD
+#include "libcrypto.h"
+
+static int countdowns[FAULT_COUNT];
+
+void test_fault_set(enum test_fault fault, int count)
+{
+    __atomic_store_n(&countdowns[fault], count < 0 ? 0 : count, __ATOMIC_SEQ_CST);
+}
+
+int test_fault_take(enum test_fault fault)
+{
+    int left = __atomic_load_n(&countdowns[fault], __ATOMIC_SEQ_CST);
+    while (left > 0) {
+        if (__atomic_compare_exchange_n(&countdowns[fault], &left, left - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Tests: the next count results of our CRT are corrupted in the p half, as a fault would corrupt them. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectCrtFaults0(JNIEnv *env, jclass cls, jint count)
+{
+    (void) env;
+    (void) cls;
+    test_fault_set(FAULT_CRT_RESULT, count);
+}
+
+/* Tests: the next count batches of blinding factors fail. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectBlindingFailures0(JNIEnv *env, jclass cls, jint count)
+{
+    (void) env;
+    (void) cls;
+    test_fault_set(FAULT_BLINDING_BATCH, count);
+}
+
+/* Whether this is the test build (the shipped library has no such method). */
+JNIEXPORT jboolean JNICALL Java_fastrandom_jni_NativeTestHooks_present0(JNIEnv *env, jclass cls)
+{
+    (void) env;
+    (void) cls;
+    return JNI_TRUE;
+}
+#else
+typedef int test_hooks_absent; /* ISO C wants something in a translation unit */
+#endif

@@ -1,0 +1,57 @@
+/*
+ * What only the test build of the library has (built with
+ * -DFAST_RANDOM_TEST_BUILD into tmp/, never shipped; see the Rakefile):
+ * fault injection, and the marks the constant-time test reads under
+ * valgrind. In the shipped library every macro here is empty and the
+ * functions do not exist.
+ */
+#ifndef FAST_RANDOM_TEST_HOOKS_H
+#define FAST_RANDOM_TEST_HOOKS_H
+
+/* The faults tests can inject, each a countdown shared by threads. */
+enum test_fault {
+    FAULT_CRT_RESULT,     /* a CRT half's result corrupted, as a fault would */
+    FAULT_BLINDING_BATCH, /* a batch of blinding factors fails, as when OpenSSL's DRBG does */
+    FAULT_COUNT
+};
+
+#ifdef FAST_RANDOM_TEST_BUILD
+#include <valgrind/memcheck.h>
+
+/* The next `count` times `fault` is reached, it happens (0 stops it). */
+void test_fault_set(enum test_fault fault, int count);
+
+/* 1 (counting one down) while injections of `fault` are left, else 0. */
+int test_fault_take(enum test_fault fault);
+
+/*
+ * The constant-time test (test/native/ct_harness.c) runs under memcheck:
+ * SECRET marks memory as undefined, so any branch or address that depends
+ * on it is reported; DECLASSIFY marks a value that is public by design
+ * (the outcome of the fault check, a rejected random candidate) as defined.
+ * Outside valgrind both are a few instructions that do nothing.
+ */
+#define SECRET(address, length) ((void) VALGRIND_MAKE_MEM_UNDEFINED((address), (length)))
+#define DECLASSIFY(address, length) ((void) VALGRIND_MAKE_MEM_DEFINED((address), (length)))
+#define TEST_FAULT(fault) test_fault_take(fault)
+
+/* The constant-time test's way to the private operation (openssl_rsa.c), without the JVM. */
+struct rsa_key;
+
+/* A private key from big-endian n, e, d, p, q, dP, dQ, qInv, as newPrivateKey makes it; NULL with *why. */
+struct rsa_key *test_rsa_key_new(const unsigned char *const values[8], const int lengths[8], const char **why);
+
+/* out = in^d mod n by the key's private operation (in and out the modulus's length); 1 on success. */
+int test_rsa_private(struct rsa_key *key, const unsigned char *in, unsigned char *out);
+
+/* Whether the key's private operation is fast_random's CRT (else OpenSSL's). */
+int test_rsa_own_crt(const struct rsa_key *key);
+
+void test_rsa_key_free(struct rsa_key *key);
+#else
+#define SECRET(address, length) ((void) 0)
+#define DECLASSIFY(address, length) ((void) 0)
+#define TEST_FAULT(fault) 0
+#endif
+
+#endif

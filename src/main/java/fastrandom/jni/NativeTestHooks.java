@@ -1,0 +1,46 @@
+package fastrandom.jni;
+
+/**
+ * Fault injection into the native library, for the test suite: present
+ * only in the test build of the library that {@code bin/test} builds and
+ * loads ({@code -DFAST_RANDOM_TEST_BUILD}, see the Rakefile). The shipped
+ * library has none of it, so with it every method here throws
+ * {@link UnsupportedOperationException} and nothing in the JVM can corrupt
+ * or fail a native operation on purpose.
+ */
+public final class NativeTestHooks {
+    private NativeTestHooks() {}
+
+    private static native boolean present0();
+    private static native void injectCrtFaults0(int count);
+    private static native void injectBlindingFailures0(int count);
+
+    /** Whether the loaded native library is the test build. */
+    public static boolean present() {
+        if (!LibCrypto.load()) return false;
+        try {
+            return present0();
+        } catch (UnsatisfiedLinkError e) {
+            return false;
+        }
+    }
+
+    /**
+     * The next {@code count} results of fast_random's own CRT are corrupted in
+     * the p half, as a fault would corrupt them (0 stops it).
+     */
+    public static void injectCrtFaults(int count) {
+        requirePresent();
+        injectCrtFaults0(count);
+    }
+
+    /** The next {@code count} batches of blinding factors fail, as when OpenSSL's DRBG fails (0 stops it). */
+    public static void injectBlindingFailures(int count) {
+        requirePresent();
+        injectBlindingFailures0(count);
+    }
+
+    private static void requirePresent() {
+        if (!present()) throw new UnsupportedOperationException("fault injection needs the test build of the native library");
+    }
+}
