@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct libcrypto crypto;
@@ -42,6 +43,15 @@ const char *libcrypto_open(void)
     }
     pthread_mutex_unlock(&open_lock);
     return open_failure[0] != 0 ? open_failure : NULL;
+}
+
+unsigned long libcrypto_version_num(void)
+{
+#ifdef FAST_RANDOM_TEST_BUILD
+    const char *pretend = getenv("FAST_RANDOM_TEST_OPENSSL_VERSION");
+    if (pretend != NULL && *pretend != 0) return strtoul(pretend, NULL, 16);
+#endif
+    return crypto.OpenSSL_version_num();
 }
 
 void throw_libcrypto(JNIEnv *env, const char *message)

@@ -113,6 +113,7 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(void, EC_KEY_free, (EC_KEY *key)) \
     X(const EC_GROUP *, EC_KEY_get0_group, (const EC_KEY *key)) \
     X(int, EC_KEY_set_private_key, (EC_KEY *key, const BIGNUM *prv)) \
+    X(const BIGNUM *, EC_KEY_get0_private_key, (const EC_KEY *key)) \
     X(int, EC_KEY_set_public_key, (EC_KEY *key, const EC_POINT *pub)) \
     X(int, EC_GROUP_get_degree, (const EC_GROUP *group)) \
     X(const BIGNUM *, EC_GROUP_get0_order, (const EC_GROUP *group)) \
@@ -158,6 +159,18 @@ extern struct libcrypto crypto;
 
 /* Opens libcrypto on the first call; NULL when usable, else why not. Thread-safe. */
 const char *libcrypto_open(void);
+
+/*
+ * OpenSSL_version_num() of the libcrypto opened (0xMNN00PP0L: 3.0.4 is
+ * 0x30000040); in the test build, $FAST_RANDOM_TEST_OPENSSL_VERSION (hex)
+ * pretends another, to test what a known-bad version changes.
+ */
+unsigned long libcrypto_version_num(void);
+
+/* OpenSSL 3.0.4: its AVX-512 IFMA exponentiation for 1024-bit primes gives wrong results (CVE-2022-2274). */
+#define LIBCRYPTO_BROKEN_IFMA_X2 0x30000040UL
+/* OpenSSL 3.0.8: the first 3.0 release whose RSA unblinding is constant-time (CVE-2022-4304). */
+#define LIBCRYPTO_CONSTTIME_UNBLINDING 0x30000080UL
 
 /* Throws fastrandom.jni.LibCryptoException with this message. */
 void throw_libcrypto(JNIEnv *env, const char *message);

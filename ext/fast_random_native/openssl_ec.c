@@ -93,6 +93,43 @@ static EC_POINT *point_from_java(JNIEnv *env, const EC_GROUP *group, jbyteArray 
 }
 
 /*
+ * d G for the key's private value d, or NULL: from the key's own copy of d,
+ * which EC_KEY_set_private_key flags BN_FLG_CONSTTIME, so OpenSSL's scalar
+ * multiplication takes its constant-time path (a copy without the flag
+ * would not).
+ */
+static EC_POINT *public_point(const EC_KEY *key)
+{
+    const EC_GROUP *group = crypto.EC_KEY_get0_group(key);
+    const BIGNUM *secret = crypto.EC_KEY_get0_private_key(key);
+    EC_POINT *point = crypto.EC_POINT_new(group);
+    if (point != NULL && (secret == NULL || !crypto.EC_POINT_mul(group, point, secret, NULL, NULL, NULL))) {
+        crypto.EC_POINT_free(point);
+        point = NULL;
+    }
+    return point;
+}
+
+#ifdef FAST_RANDOM_TEST_BUILD
+int test_ec_public_point(int nid, const unsigned char *d, int d_length, unsigned char *out, int out_length)
+{
+    EC_KEY *key = crypto.EC_KEY_new_by_curve_name(nid);
+    BIGNUM *value = crypto.BN_bin2bn(d, d_length, NULL);
+    EC_POINT *point = NULL;
+    BIGNUM *x = crypto.BN_new();
+    int ok = key != NULL && value != NULL && x != NULL && crypto.EC_KEY_set_private_key(key, value)
+        && (point = public_point(key)) != NULL
+        && crypto.EC_POINT_get_affine_coordinates(crypto.EC_KEY_get0_group(key), point, x, NULL, NULL)
+        && crypto.BN_bn2binpad(x, out, out_length) == out_length;
+    crypto.BN_clear_free(value);
+    crypto.BN_free(x);
+    if (point != NULL) crypto.EC_POINT_free(point);
+    if (key != NULL) crypto.EC_KEY_free(key);
+    return ok;
+}
+#endif
+
+/*
  * A key on the curve nid: private (d, with the public point (x, y), or d G
  * when x is null) or public ((x, y) only). 0 with an exception pending.
  */
@@ -128,7 +165,7 @@ static jlong new_ec_key(JNIEnv *env, jint nid, jbyteArray d_bytes, jbyteArray x,
     if (x != NULL) {
         if ((point = point_from_java(env, group, x, y)) == NULL) goto fail;
     } else if (d != NULL) {
-        if ((point = crypto.EC_POINT_new(group)) == NULL || !crypto.EC_POINT_mul(group, point, d, NULL, NULL, NULL)) {
+        if ((point = public_point(key->key)) == NULL) {
             throw_openssl(env, "EC key: public point");
             goto fail;
         }

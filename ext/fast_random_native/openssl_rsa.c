@@ -49,6 +49,7 @@
 #include "test_hooks.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -430,6 +431,30 @@ static int encode_pkcs1(int hash, const unsigned char *digest, int with_null, un
     memcpy(em + k - t_bytes, prefix, (size_t) prefix_bytes);
     memcpy(em + k - info->digest_bytes, digest, (size_t) info->digest_bytes);
     return 1;
+}
+
+/*
+ * A warning for the engine to give once, or NULL: what a known-bad
+ * libcrypto changes. 3.0.4 is not used for 1024-bit primes on IFMA (its
+ * IFMA code for them is broken): our CRT takes those keys
+ * (rsa_crt_takes). Before 3.0.8, OpenSSL's unblinding is not constant-time,
+ * and keys on its private operation have that timing leak.
+ */
+JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_privatePathNotice0(JNIEnv *env, jclass cls)
+{
+    (void) cls;
+    char notice[256];
+    unsigned long version = libcrypto_version_num();
+    if (version == LIBCRYPTO_BROKEN_IFMA_X2 && ifma_in_use()) {
+        snprintf(notice, sizeof notice, "libcrypto 3.0.4's AVX-512 IFMA exponentiation is broken (CVE-2022-2274): "
+                 "RSA keys with 1024-bit primes run on fast_random's own CRT instead; upgrade libcrypto");
+    } else if (version < LIBCRYPTO_CONSTTIME_UNBLINDING) {
+        snprintf(notice, sizeof notice, "libcrypto %lx predates OpenSSL 3.0.8's constant-time RSA unblinding "
+                 "(CVE-2022-4304): RSA private operations on it have a timing side channel; upgrade libcrypto", version);
+    } else {
+        return NULL;
+    }
+    return (*env)->NewStringUTF(env, notice);
 }
 
 /* "ifma" when public operations use AVX-512 IFMA, else "openssl". */

@@ -37,8 +37,6 @@
 
 /* OpenSSL's 1024-bit IFMA exponentiation (its x2 code) beats ours; above that, ours is OpenSSL's only IFMA. */
 #define OWN_ABOVE_BITS 1024
-/* OpenSSL 3.0.4: its IFMA x2 exponentiation gives wrong results (CVE-2022-2274). */
-#define BROKEN_X2_VERSION 0x30000040UL
 
 struct rsa_crt {
     const struct ifma_modulus *n;
@@ -57,7 +55,7 @@ int rsa_crt_takes(int p_bits, int q_bits, int ifma)
 {
     if (!ifma || p_bits != q_bits || p_bits < 64) return 0;
     if (p_bits > OWN_ABOVE_BITS) return 1;
-    return p_bits == OWN_ABOVE_BITS && crypto.OpenSSL_version_num() == BROKEN_X2_VERSION;
+    return p_bits == OWN_ABOVE_BITS && libcrypto_version_num() == LIBCRYPTO_BROKEN_IFMA_X2;
 }
 
 static void free_secret(unsigned char *bytes, int length)

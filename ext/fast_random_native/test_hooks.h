@@ -48,6 +48,9 @@ int test_rsa_private(struct rsa_key *key, const unsigned char *in, unsigned char
 int test_rsa_own_crt(const struct rsa_key *key);
 
 void test_rsa_key_free(struct rsa_key *key);
+
+/* The x coordinate of d G on curve nid (out_length bytes), as the EC engine derives a public point; 1 on success. */
+int test_ec_public_point(int nid, const unsigned char *d, int d_length, unsigned char *out, int out_length);
 #else
 #define SECRET(address, length) ((void) 0)
 #define DECLASSIFY(address, length) ((void) 0)

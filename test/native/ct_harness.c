@@ -4,6 +4,7 @@
  * valgrind). Not part of the library.
  *
  *   ct_harness MODE PATH < keys
+ *   ct_harness memcheck ec|ec-unflagged NID < scalars
  * reads keys, one a line: n e d p q dP dQ qInv x, in hex (x: an input below
  * n), and for each runs two private operations (the first also makes
  * blinding factors):
@@ -17,6 +18,11 @@
  *   (the first draws random candidates, a number that varies).
  * Prints one line a key: "own" or "openssl" (the path taken), and the
  * result in hex, which the test checks against x^d mod n.
+ *
+ * PATH ec: each line is a private scalar d (hex) on curve NID, marked
+ * undefined; prints the x coordinate of d G as the EC engine derives a
+ * key's public point; ec-unflagged derives it as the engine did before
+ * (from a copy of d without BN_FLG_CONSTTIME), for comparison.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +60,66 @@ static RSA *openssl_key(unsigned char *const values[VALUES], const int lengths[V
     return rsa;
 }
 
+/*
+ * What the EC engine did before: d G from a copy of d without
+ * BN_FLG_CONSTTIME (the test shows memcheck tells the two apart).
+ */
+static int unflagged_public_point(int nid, const unsigned char *d, int d_length, unsigned char *out, int out_length)
+{
+    EC_KEY *key = crypto.EC_KEY_new_by_curve_name(nid);
+    const EC_GROUP *group = key != NULL ? crypto.EC_KEY_get0_group(key) : NULL;
+    BIGNUM *value = crypto.BN_bin2bn(d, d_length, NULL), *x = crypto.BN_new();
+    EC_POINT *point = group != NULL ? crypto.EC_POINT_new(group) : NULL;
+    int ok = point != NULL && value != NULL && x != NULL && crypto.EC_POINT_mul(group, point, value, NULL, NULL, NULL)
+        && crypto.EC_POINT_get_affine_coordinates(group, point, x, NULL, NULL)
+        && crypto.BN_bn2binpad(x, out, out_length) == out_length;
+    crypto.BN_clear_free(value);
+    crypto.BN_free(x);
+    if (point != NULL) crypto.EC_POINT_free(point);
+    if (key != NULL) crypto.EC_KEY_free(key);
+    return ok;
+}
+
+/* The ec paths: d G for each scalar, with d undefined. */
+static int public_points(int nid, int unflagged)
+{
+    static char line[MAX_LINE];
+    unsigned char d[MAX_MODULUS_BYTES], x[MAX_MODULUS_BYTES];
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        line[strcspn(line, " \n")] = 0;
+        int length = unhex(line, d);
+        int x_length = length; /* the curves' fields and orders have one length */
+        if (length <= 0) return 2;
+        VALGRIND_MAKE_MEM_UNDEFINED(d, length);
+        VALGRIND_ENABLE_ERROR_REPORTING;
+        int ok = unflagged ? unflagged_public_point(nid, d, length, x, x_length)
+                           : test_ec_public_point(nid, d, length, x, x_length);
+        VALGRIND_DISABLE_ERROR_REPORTING;
+        VALGRIND_MAKE_MEM_DEFINED(x, x_length); /* the public point is public */
+        if (!ok) {
+            fprintf(stderr, "the public point failed\n");
+            return 1;
+        }
+        printf("ec ");
+        for (int i = 0; i < x_length; i++) printf("%02x", x[i]);
+        printf("\n");
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && (strcmp(argv[2], "ec") == 0 || strcmp(argv[2], "ec-unflagged") == 0)) {
+        const char *failure = libcrypto_open();
+        if (failure != NULL) {
+            fprintf(stderr, "%s\n", failure);
+            return 2;
+        }
+        VALGRIND_DISABLE_ERROR_REPORTING;
+        int status = public_points(atoi(argv[3]), strcmp(argv[2], "ec-unflagged") == 0);
+        VALGRIND_ENABLE_ERROR_REPORTING;
+        return status;
+    }
     if (argc != 3) {
         fprintf(stderr, "usage: ct_harness memcheck|callgrind ours|openssl < keys\n");
         return 2;

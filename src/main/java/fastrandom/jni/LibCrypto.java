@@ -42,6 +42,7 @@ public final class LibCrypto {
     private static native byte[] publicEncrypt(long handle, int padding, byte[] data, int offset, int length);
     private static native byte[] privateDecrypt(long handle, int padding, byte[] ciphertext);
     private static native String publicExponentiation0();
+    private static native String privatePathNotice0();
     private static native long[] blindingStats0();
     private static native long[] crtStats0();
     private static native byte[] digestInfo0(int hash, byte[] digest);
@@ -161,6 +162,16 @@ public final class LibCrypto {
      */
     public static String publicExponentiation() {
         return load() ? publicExponentiation0() : null;
+    }
+
+    /**
+     * What a known-bad libcrypto changes, for one warning, or null: on
+     * 3.0.4 (its AVX-512 IFMA code for 1024-bit primes is broken) those keys
+     * run on fast_random's own CRT; before 3.0.8 OpenSSL's RSA unblinding
+     * is not constant-time. Null when libcrypto is unusable.
+     */
+    public static String privatePathNotice() {
+        return load() ? privatePathNotice0() : null;
     }
 
     /**

@@ -9,31 +9,32 @@ import fastrandom.cache.KeyCache;
 import fastrandom.jni.BadCiphertextException;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibCryptoException;
+import fastrandom.random.Diagnostics;
 
 /**
  * The {@code :openssl} engine: RSA in OpenSSL's libcrypto 3 (loaded with
  * dlopen through fast_random's JNI library, see {@link LibCrypto}).
  *
- * <p>Each private key becomes one native key (an OpenSSL RSA object and
- * what the CRT needs: Montgomery contexts for n, p and q, IFMA tables),
- * built on the key's first use and cached against
- * {@link RsaPrivateKey#identity} (see {@link KeyCache}), so that work is
- * done once, not per call. A private operation is blinded in C
- * (rsa_blinding.c: OpenSSL's scheme, with factors made eight at a time with
- * one inversion) around fast_random's constant-time CRT (rsa_crt.c:
- * OpenSSL's exponentiation for 1024-bit primes, AVX-512 IFMA for larger
- * ones where the CPU has it; OpenSSL's own CRT for primes of different
- * lengths). Public keys are cached the same way against the modulus
- * instance, keeping the Montgomery context for n. PKCS#1 v1.5 signatures
- * with SHA-1 and SHA-2 are one native call each ({@link #signPkcs1},
- * {@link #verifyPkcs1}).
+ * <p>Each private key becomes one native key, validated in C and built
+ * on the key's first use, cached against {@link RsaPrivateKey#identity}
+ * (see {@link KeyCache}), so that work is done once, not per call. Its
+ * private operation is OpenSSL's own (blinded, CRT, checked with e,
+ * unblinded in constant time), or, on AVX-512 IFMA for primes of one
+ * length above 1024 bits, fast_random's own fixed-width CRT (rsa_crt.c,
+ * blinded by rsa_blinding.c) where that is faster; see the README's
+ * security notes. Public keys are cached the same way against the
+ * modulus instance, keeping the Montgomery context for n. PKCS#1 v1.5
+ * signatures with SHA-1 and SHA-2 are one native call each
+ * ({@link #signPkcs1}, {@link #verifyPkcs1}).
  *
  * <p>Faults: every CRT result is checked with the public exponent and, on
- * a mismatch, recomputed without CRT (as OpenSSL's rsa_ossl_mod_exp does),
- * so a fault in the CRT step, the one that could reveal a prime factor,
- * never leaves C. {@link #crtChecksResults()} proves that once per
- * process, with a key whose CRT exponent is corrupted; only if it did not
- * would every result also be checked again (one more public exponentiation).
+ * a mismatch, recomputed without CRT (by OpenSSL's rsa_ossl_mod_exp, or
+ * ours the same way), so a fault in the CRT step, the one that could
+ * reveal a prime factor, never leaves C. {@link #crtChecksResults()} proves
+ * that once per process, with a key whose CRT exponent is corrupted; only
+ * if it did not would every result also be checked again (one more public
+ * exponentiation). A libcrypto known to be bad for a path (3.0.4's IFMA
+ * code) is not used for it, with one warning.
  *
  * <p>Thread-safe: one native key serves any number of threads at once.
  */
@@ -65,6 +66,8 @@ public final class OpenSslRsaEngine implements RsaEngine {
     public OpenSslRsaEngine(int capacity) {
         this.privateKeys = new KeyCache<>(capacity, LibCrypto.Key::close, key -> !key.isClosed());
         this.publicKeys = new KeyCache<>(capacity, LibCrypto.Key::close, key -> !key.isClosed());
+        String notice = LibCrypto.privatePathNotice(); // a known-bad libcrypto: what it changes, once
+        if (notice != null) Diagnostics.warnOnce(notice);
     }
 
     /** Why this engine cannot run here (libcrypto missing, hidden, or the JNI library), or null. */
