@@ -29,7 +29,7 @@ class EcVerifyTableTest < Minitest::Test
   end
 
   def teardown
-    EcKey.verifyTables(-1, 0) if LibCrypto.load
+    Java::FastrandomJni::NativeTestHooks.verifyTables(-1, 0) if LibCrypto.load
     engine&.clearCaches
   end
 
@@ -68,7 +68,7 @@ class EcVerifyTableTest < Minitest::Test
     TABLE_CURVES.each do |curve, digest|
       ref = reference.fetch(curve)
       mri_signature = MriEc.unhex(ref["sign"][digest])
-      EcKey.verifyTables(5, 0)
+      Java::FastrandomJni::NativeTestHooks.verifyTables(5, 0)
       key = EC.new(ref["keys"][0]["pem"])
       before = tables
       4.times { assert key.verify(digest, mri_signature, MESSAGE), "MRI's #{curve} signature" }
@@ -78,13 +78,13 @@ class EcVerifyTableTest < Minitest::Test
       assert_equal EXPECTED, verdicts(key, digest, mri_signature), "#{curve} with its table"
       assert_equal before + 1, tables, "#{curve}: one table per key"
 
-      EcKey.verifyTables(0, 0)
+      Java::FastrandomJni::NativeTestHooks.verifyTables(0, 0)
       assert_equal EXPECTED, verdicts(EC.new(ref["keys"][0]["pem"]), digest, mri_signature), "#{curve} without"
     end
   end
 
   def test_signatures_made_here_verify_with_tables_in_mri
-    EcKey.verifyTables(1, 0)
+    Java::FastrandomJni::NativeTestHooks.verifyTables(1, 0)
     TABLE_CURVES.each do |curve, digest|
       key = EC.generate(curve)
       signatures = Array.new(3) { key.sign(digest, MESSAGE) }
@@ -97,7 +97,7 @@ class EcVerifyTableTest < Minitest::Test
   # Many threads past the threshold at once: one builds, the others verify
   # without it meanwhile, all verdicts right, one table.
   def test_threads_verifying_while_the_table_is_built
-    EcKey.verifyTables(50, 0)
+    Java::FastrandomJni::NativeTestHooks.verifyTables(50, 0)
     key = EC.generate("prime256v1")
     good = key.sign("SHA256", MESSAGE)
     bad = EC.generate("prime256v1").sign("SHA256", MESSAGE)
@@ -113,7 +113,7 @@ class EcVerifyTableTest < Minitest::Test
   # memory): the key verifies correctly without a table, for good; the next
   # key gets one.
   def test_a_failed_build_leaves_verification_correct_and_the_next_key_gets_a_table
-    EcKey.verifyTables(1, 1)
+    Java::FastrandomJni::NativeTestHooks.verifyTables(1, 1)
     before = tables
     key = EC.generate("prime256v1")
     good = key.sign("SHA256", MESSAGE)
@@ -130,7 +130,7 @@ class EcVerifyTableTest < Minitest::Test
   # At most 64 at once; keys past the limit verify as before; tables are
   # freed with their keys.
   def test_at_most_64_tables_and_they_go_with_their_keys
-    EcKey.verifyTables(1, 0)
+    Java::FastrandomJni::NativeTestHooks.verifyTables(1, 0)
     keys = Array.new(70) { EC.generate("secp521r1") } # P-521's table builds in a fraction of a millisecond
     verified = keys.map { |key| key.verify("SHA512", key.sign("SHA512", MESSAGE), MESSAGE) }
     assert_equal [true] * 70, verified
@@ -145,7 +145,7 @@ class EcVerifyTableTest < Minitest::Test
   # native key itself (jruby-openssl's keys on these curves stay on
   # BouncyCastle, see EcCurve.beatsBouncyCastle).
   def test_generic_curves_get_no_table
-    EcKey.verifyTables(1, 0)
+    Java::FastrandomJni::NativeTestHooks.verifyTables(1, 0)
     { "secp384r1" => [715, "SHA384"], "secp256k1" => [714, "SHA256"] }.each do |curve, (nid, digest)|
       key = EC.generate(curve)
       point = key.public_key.to_octet_string(:uncompressed)

@@ -18,7 +18,7 @@ class OpenSSLLoadOrderTest < Minitest::Test
 
   # [last line of stdout, fast_random's warnings about RSA]
   # bin/test's pass without the JNI library has no :openssl engine: gmp is the default there.
-  NO_LIBRARY = ENV.key?("FAST_RANDOM_NATIVE_LIBRARY")
+  NO_LIBRARY = !TestHelper.native_library_expected?
   DEFAULT_ENGINE = NO_LIBRARY ? :gmp : :openssl
 
   def run_jruby(code, env = {})

@@ -30,6 +30,7 @@
  * Java side: fastrandom.jni.EcKey.
  */
 #include "libcrypto.h"
+#include "test_hooks.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -111,15 +112,20 @@ static EC_POINT *public_point(const EC_KEY *key)
 }
 
 #ifdef FAST_RANDOM_TEST_BUILD
-int test_ec_public_point(int nid, const unsigned char *d, int d_length, unsigned char *out, int out_length)
+int test_ec_public_point(int nid, const unsigned char *d, int d_length, int unflagged, unsigned char *out,
+                         int out_length)
 {
     EC_KEY *key = crypto.EC_KEY_new_by_curve_name(nid);
-    BIGNUM *value = crypto.BN_bin2bn(d, d_length, NULL);
+    const EC_GROUP *group = key != NULL ? crypto.EC_KEY_get0_group(key) : NULL;
+    BIGNUM *value = crypto.BN_bin2bn(d, d_length, NULL), *x = crypto.BN_new();
     EC_POINT *point = NULL;
-    BIGNUM *x = crypto.BN_new();
-    int ok = key != NULL && value != NULL && x != NULL && crypto.EC_KEY_set_private_key(key, value)
-        && (point = public_point(key)) != NULL
-        && crypto.EC_POINT_get_affine_coordinates(crypto.EC_KEY_get0_group(key), point, x, NULL, NULL)
+    int ok = group != NULL && value != NULL && x != NULL && crypto.EC_KEY_set_private_key(key, value);
+    if (ok && unflagged) { /* what the engine did before: from a copy of d without BN_FLG_CONSTTIME */
+        ok = (point = crypto.EC_POINT_new(group)) != NULL && crypto.EC_POINT_mul(group, point, value, NULL, NULL, NULL);
+    } else if (ok) {
+        ok = (point = public_point(key)) != NULL;
+    }
+    ok = ok && crypto.EC_POINT_get_affine_coordinates(group, point, x, NULL, NULL)
         && crypto.BN_bn2binpad(x, out, out_length) == out_length;
     crypto.BN_clear_free(value);
     crypto.BN_free(x);
@@ -287,7 +293,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
  * X = u1 G + u2 Q (EC_POINT_add doubles when the two are equal), invalid if
  * X is the point at infinity, valid when X's x coordinate is r mod n. It
  * reads public values only, so its variable-time steps leak nothing.
- * Test hooks: fastrandom.jni.EcKey.verifyTables.
+ * Test hooks (test build only): fastrandom.jni.NativeTestHooks.verifyTables.
  */
 #define MAX_TABLES 64
 #define TABLE_AFTER_P256 1024
@@ -295,15 +301,19 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
 #define NID_P256 415
 #define NID_P521 716
 
-static int live_tables;             /* atomic */
+static int live_tables; /* atomic */
+#ifdef FAST_RANDOM_TEST_BUILD
 static int table_after_override = -1; /* atomic; tests: -1 the defaults, 0 never, n after n verifications */
-static int table_faults;            /* atomic; tests: the next builds fail, as when out of memory */
+#endif
 
 static int table_after(int nid)
 {
-    int override = __atomic_load_n(&table_after_override, __ATOMIC_RELAXED);
     int after = nid == NID_P256 ? TABLE_AFTER_P256 : nid == NID_P521 ? TABLE_AFTER_P521 : 0;
-    return after == 0 || override < 0 ? after : override;
+#ifdef FAST_RANDOM_TEST_BUILD
+    int override = __atomic_load_n(&table_after_override, __ATOMIC_RELAXED);
+    if (after != 0 && override >= 0) return override;
+#endif
+    return after;
 }
 
 static void free_verify_table(EC_GROUP *table)
@@ -319,8 +329,7 @@ static EC_GROUP *build_verify_table(const struct ec_key *key)
         __atomic_sub_fetch(&live_tables, 1, __ATOMIC_RELAXED);
         return NULL;
     }
-    int fault = __atomic_load_n(&table_faults, __ATOMIC_RELAXED) > 0
-                && __atomic_sub_fetch(&table_faults, 1, __ATOMIC_RELAXED) >= 0;
+    int fault = TEST_FAULT(FAULT_EC_TABLE);
     const EC_GROUP *group = crypto.EC_KEY_get0_group(key->key);
     EC_GROUP *table = fault ? NULL : crypto.EC_GROUP_dup(group);
     if (table == NULL
@@ -395,13 +404,16 @@ static int verify_with_table(const struct ec_key *key, const EC_GROUP *table, co
     return verdict;
 }
 
-JNIEXPORT void JNICALL Java_fastrandom_jni_EcKey_verifyTables0(JNIEnv *env, jclass cls, jint after, jint faults)
+#ifdef FAST_RANDOM_TEST_BUILD
+/* Tests: tables after `after` verifications (-1: the defaults, 0: never); the next `faults` builds fail. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_verifyTables0(JNIEnv *env, jclass cls, jint after, jint faults)
 {
     (void) env;
     (void) cls;
     __atomic_store_n(&table_after_override, after, __ATOMIC_RELAXED);
-    __atomic_store_n(&table_faults, faults, __ATOMIC_RELAXED);
+    test_fault_set(FAULT_EC_TABLE, faults);
 }
+#endif
 
 JNIEXPORT jint JNICALL Java_fastrandom_jni_EcKey_liveVerifyTables0(JNIEnv *env, jclass cls)
 {

@@ -12,6 +12,7 @@
 enum test_fault {
     FAULT_CRT_RESULT,     /* a CRT half's result corrupted, as a fault would */
     FAULT_BLINDING_BATCH, /* a batch of blinding factors fails, as when OpenSSL's DRBG does */
+    FAULT_EC_TABLE,       /* an EC verification table cannot be built, as when out of memory */
     FAULT_COUNT
 };
 
@@ -49,8 +50,13 @@ int test_rsa_own_crt(const struct rsa_key *key);
 
 void test_rsa_key_free(struct rsa_key *key);
 
-/* The x coordinate of d G on curve nid (out_length bytes), as the EC engine derives a public point; 1 on success. */
-int test_ec_public_point(int nid, const unsigned char *d, int d_length, unsigned char *out, int out_length);
+/*
+ * The x coordinate of d G on curve nid (out_length bytes), as the EC engine
+ * derives a public point, or, unflagged, as it did before (from a copy of d
+ * without BN_FLG_CONSTTIME); 1 on success.
+ */
+int test_ec_public_point(int nid, const unsigned char *d, int d_length, int unflagged, unsigned char *out,
+                         int out_length);
 #else
 #define SECRET(address, length) ((void) 0)
 #define DECLASSIFY(address, length) ((void) 0)

@@ -17,7 +17,6 @@ public final class EcKey {
     private static native boolean verify(long handle, int hash, byte[] data, int offset, int length, boolean prehashed,
                                          byte[] r, byte[] s);
     private static native byte[] derive(long handle, byte[] x, byte[] y);
-    private static native void verifyTables0(int after, int faults);
     private static native int liveVerifyTables0();
 
     private final NativeHandle handle;
@@ -115,17 +114,6 @@ public final class EcKey {
      */
     public static int liveVerifyTables() {
         return LibCrypto.usable ? liveVerifyTables0() : 0; // none before a key was made
-    }
-
-    /**
-     * Tests: a key gets its verification table after {@code after}
-     * verifications (0: never; -1: the defaults, 1,024 on P-256 and 16 on
-     * P-521), and the next {@code faults} table builds fail as when OpenSSL
-     * runs out of memory (the key then verifies without one, for good).
-     */
-    public static void verifyTables(int after, int faults) {
-        LibCrypto.requireUsable();
-        verifyTables0(after, faults);
     }
 
     /** Frees the native key now, or when the last running call ends. Idempotent. */

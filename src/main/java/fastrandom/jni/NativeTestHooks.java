@@ -14,6 +14,7 @@ public final class NativeTestHooks {
     private static native boolean present0();
     private static native void injectCrtFaults0(int count);
     private static native void injectBlindingFailures0(int count);
+    private static native void verifyTables0(int after, int faults);
 
     /** Whether the loaded native library is the test build. */
     public static boolean present() {
@@ -38,6 +39,17 @@ public final class NativeTestHooks {
     public static void injectBlindingFailures(int count) {
         requirePresent();
         injectBlindingFailures0(count);
+    }
+
+    /**
+     * An EC key gets its verification table after {@code after}
+     * verifications (0: never; -1: the defaults, 1,024 on P-256 and 16 on
+     * P-521), and the next {@code faults} table builds fail as when OpenSSL
+     * runs out of memory (the key then verifies without one, for good).
+     */
+    public static void verifyTables(int after, int faults) {
+        requirePresent();
+        verifyTables0(after, faults);
     }
 
     private static void requirePresent() {
