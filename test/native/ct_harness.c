@@ -19,6 +19,10 @@
  * Prints one line a key: "own" or "openssl" (the path taken), and the
  * result in hex, which the test checks against x^d mod n.
  *
+ * PATH residue (MODE none): after the two operations, prints "residue N":
+ * N words of the stack the operations used still hold a 52-bit limb of p
+ * or q (the private operation must leave none).
+ *
  * PATH ec: each line is a private scalar d (hex) on curve NID, marked
  * undefined; prints the x coordinate of d G as the EC engine derives a
  * key's public point; ec-unflagged derives it as the engine did before
@@ -31,6 +35,7 @@
 #include <valgrind/memcheck.h>
 
 #include "libcrypto.h"
+#include "modexp_ifma.h"
 #include "test_hooks.h"
 
 #define VALUES 8
@@ -58,6 +63,35 @@ static RSA *openssl_key(unsigned char *const values[VALUES], const int lengths[V
         return NULL;
     }
     return rsa;
+}
+
+#define RESIDUE_WORDS (128 * 1024 / 8) /* the stack scanned: twice what a private operation burns */
+
+/*
+ * How many words of this frame's area, the stack the private operation's
+ * frames used (this is called from the same frame as that operation), hold
+ * one of the count secret limbs.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+__attribute__((noinline)) static int stack_residue(const uint64_t *secret, int count)
+{
+    volatile uint64_t area[RESIDUE_WORDS];
+    int found = 0;
+    for (int i = 0; i < RESIDUE_WORDS; i++) {
+        uint64_t word = area[i]; /* left by the calls before: read on purpose */
+        for (int j = 0; j < count; j++) found += word == secret[j] && secret[j] != 0;
+    }
+    return found;
+}
+#pragma GCC diagnostic pop
+
+/* The 52-bit limbs of big-endian bytes (as our CRT holds p and q). */
+static int limbs_of(uint64_t *limbs, const unsigned char *bytes, int length)
+{
+    int count = (8 * length + 51) / 52;
+    ifma_from_bytes(limbs, count, bytes, length);
+    return count;
 }
 
 /* The ec paths: d G for each scalar, with d undefined. */
@@ -103,7 +137,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: ct_harness memcheck|callgrind ours|openssl < keys\n");
         return 2;
     }
-    int memcheck = strcmp(argv[1], "memcheck") == 0, ours = strcmp(argv[2], "ours") == 0;
+    int memcheck = strcmp(argv[1], "memcheck") == 0, residue = strcmp(argv[2], "residue") == 0;
+    int ours = residue || strcmp(argv[2], "ours") == 0;
     const char *failure = libcrypto_open();
     if (failure != NULL) {
         fprintf(stderr, "%s\n", failure);
@@ -159,6 +194,12 @@ int main(int argc, char **argv)
         if (!ok) {
             fprintf(stderr, "the private operation failed\n");
             return 1;
+        }
+        if (residue) {
+            uint64_t secret[2 * IFMA_MAX_LIMBS];
+            int count = limbs_of(secret, values[3], lengths[3]);
+            count += limbs_of(secret + count, values[4], lengths[4]);
+            printf("residue %d\n", stack_residue(secret, count));
         }
         printf("%s ", ours && test_rsa_own_crt(key) ? "own" : "openssl");
         for (int i = 0; i < bytes; i++) printf("%02x", out[i]);

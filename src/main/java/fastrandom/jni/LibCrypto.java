@@ -148,9 +148,14 @@ public final class LibCrypto {
      * Tests: the next {@code operations} operations on native keys, RSA or
      * EC (any thread), fail with a {@link LibCryptoException}, as a libcrypto call
      * that fails does, without calling libcrypto: what the engines do then
-     * is what they do when OpenSSL fails.
+     * is what they do when OpenSSL fails. Only with the test build of the
+     * native library ({@link NativeTestHooks#present()}); with the shipped
+     * one, any count but 0 throws {@link UnsupportedOperationException}.
      */
     public static void injectFaults(int operations) {
+        if (operations != 0 && !NativeTestHooks.present()) {
+            throw new UnsupportedOperationException("fault injection needs the test build of the native library");
+        }
         NativeHandle.injectFaults(operations);
     }
 
