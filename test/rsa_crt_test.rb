@@ -170,6 +170,22 @@ class RsaCrtTest < Minitest::Test
     assert Java::FastrandomRsa::OpenSslRsaEngine.crt_checks_results
   end
 
+  # A wrong qInv (in range: validation cannot tell) would make our CRT's
+  # blinding inversions fail on every call; such a key goes to OpenSSL's
+  # private operation instead, which checks and recomputes: exact results,
+  # on every CPU alike.
+  def test_a_key_with_a_wrong_qinv_takes_openssl_and_stays_exact
+    [2600, 3072].each do |bits|
+      key = RsaTestKeys.key(bits, 65_537)
+      native = key.with(qinv: (key.qinv + 1) % key.p).native_key
+      before = crt
+      assert_exact(key, native, count: 2)
+      assert_equal before, crt, "#{bits} bits: not OpenSSL's private operation"
+    ensure
+      native&.close
+    end
+  end
+
   # Through OpenSSL::PKey::RSA: a signature made through an injected fault is
   # the same (PKCS#1 v1.5 is deterministic) and verifies; so is a decryption.
   def test_a_fault_never_changes_what_pkey_returns

@@ -130,7 +130,7 @@ int ifma_available(void)
 #endif
 }
 
-void ifma_clear_registers(void)
+static void clear_registers(void)
 {
 }
 
@@ -178,7 +178,7 @@ int ifma_available(void)
 }
 
 /* VZEROALL clears zmm0-15; zmm16-31 one by one. */
-TARGET_AVX512 void ifma_clear_registers(void)
+TARGET_AVX512 static void clear_registers(void)
 {
     __asm__ volatile("vzeroall\n\t"
                      "vpxord %%zmm16, %%zmm16, %%zmm16\n\tvpxord %%zmm17, %%zmm17, %%zmm17\n\t"
@@ -195,6 +195,25 @@ TARGET_AVX512 void ifma_clear_registers(void)
                          "xmm28", "xmm29", "xmm30", "xmm31", "memory");
 }
 #endif
+
+/*
+ * The stack below a private operation's top frame that its callees can
+ * have used: the deepest chain (CRT step, exponentiation, product) takes
+ * under 40 KiB. Kept well inside the 80 KiB HotSpot guarantees native code.
+ */
+#define STACK_BURN (48 * 1024)
+
+__attribute__((noinline)) static void burn_stack(void)
+{
+    volatile unsigned char area[STACK_BURN];
+    for (size_t i = 0; i < sizeof area; i++) area[i] = 0;
+}
+
+void ifma_wipe_after(void)
+{
+    clear_registers();
+    burn_stack();
+}
 
 void ifma_from_bytes(uint64_t *limbs, int count, const unsigned char *bytes, int length)
 {

@@ -111,9 +111,11 @@ int ifma_mod_exp(unsigned char *out, const unsigned char *x, const unsigned char
                  const struct ifma_modulus *m);
 
 /*
- * Clears the vector registers the products used (they held secret
- * operands); a no-op where the products do not use them.
+ * Clears what products on secret operands leave behind: the vector
+ * registers (a no-op where the products do not use them), and the stack
+ * below the caller's frame, where spilled operands may remain. Call it
+ * after such work, from the function that started it.
  */
-void ifma_clear_registers(void);
+void ifma_wipe_after(void);
 
 #endif

@@ -278,7 +278,12 @@ static struct rsa_key *new_private_key(BIGNUM *n, BIGNUM *e, BIGNUM **v, int che
             *why = "RSA key: CRT setup failed";
             goto fail;
         }
-        crypto.RSA_set_flags(rsa, RSA_FLAG_NO_BLINDING); /* never used for a private operation */
+        if (!rsa_crt_works(key->crt)) { /* a wrong qInv, say: OpenSSL's private operation copes with it */
+            blinding_pool_free(key->blinding);
+            rsa_crt_free(key->crt);
+            key->blinding = NULL;
+            key->crt = NULL;
+        }
     }
     key->rsa = rsa;
     crypto.BN_CTX_free(ctx);

@@ -208,20 +208,6 @@ static void retire(struct blinding_pool *pool, struct pair *p)
     }
 }
 
-/*
- * Overwrites the stack below the caller's frame, where the private
- * operation's callees kept secret values their own code does not clear
- * (the products' vector accumulators when they spill, say). STACK_BURN
- * covers the deepest call chain with room to spare.
- */
-#define STACK_BURN (64 * 1024)
-
-__attribute__((noinline)) static void burn_stack(void)
-{
-    volatile unsigned char area[STACK_BURN];
-    for (size_t i = 0; i < sizeof area; i++) area[i] = 0;
-}
-
 int blinded_private(struct blinding_pool *pool, const struct rsa_crt *crt, const unsigned char *in,
                     unsigned char *out)
 {
@@ -243,15 +229,14 @@ int blinded_private(struct blinding_pool *pool, const struct rsa_crt *crt, const
     }
     wipe(x, sizeof x);
     wipe(y, sizeof y);
-    ifma_clear_registers();
-    burn_stack();
     if (ok) {
-        retire(pool, p);
+        retire(pool, p); /* its squarings are secret work too: before the wipe below */
         __atomic_add_fetch(&operations_blinded, 1, __ATOMIC_RELAXED);
     } else {
         free_pair(p); /* never reused after a failure, whatever it used */
         wipe(out, (size_t) n->bytes);
     }
+    ifma_wipe_after();
     return ok;
 }
 

@@ -147,6 +147,7 @@ struct rsa_crt *rsa_crt_new(const struct ifma_modulus *n, const unsigned char *e
     free_secret(iqmp_bytes, crt->half_bytes);
     crypto.BN_clear_free(p_ct);
     crypto.BN_clear_free(q_ct);
+    ifma_wipe_after(); /* the products above ran on p, q and qInv */
     if (!ok) {
         rsa_crt_free(crt);
         return NULL;
@@ -236,6 +237,24 @@ int rsa_crt_private(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x)
     wipe(table, (size_t) ifma_table_limbs(crt->n) * sizeof *table);
     free(table);
     return 1;
+}
+
+int rsa_crt_works(const struct rsa_crt *crt)
+{
+    int count = ifma_limbs(crt->n);
+    uint64_t two[IFMA_MAX_LIMBS] = {2}, inverse[IFMA_MAX_LIMBS], one[IFMA_MAX_LIMBS] = {1};
+    int ok = rsa_crt_inverse(crt, inverse, two);
+    if (ok) {
+        ifma_mul(inverse, inverse, crt->n->rr, crt->n); /* 2^-1 R */
+        ifma_mul(inverse, inverse, two, crt->n);        /* 2^-1 2 */
+        ifma_reduce(inverse, crt->n);
+        uint64_t inverted = ifma_equal(inverse, one, count);
+        DECLASSIFY(&inverted, sizeof inverted); /* whether the key's values fit together: not a secret */
+        ok = inverted != 0;
+    }
+    wipe(inverse, sizeof inverse);
+    ifma_wipe_after();
+    return ok;
 }
 
 int rsa_crt_inverse(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x)

@@ -45,6 +45,14 @@ void rsa_crt_free(struct rsa_crt *crt);
  */
 int rsa_crt_private(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x);
 
+/*
+ * Whether the key's values fit our CRT: 2's inverse by rsa_crt_inverse
+ * times 2 gives 1 only with prime p and q and the right qInv. A key that
+ * does not goes to OpenSSL's private operation, which copes (a wrong qInv
+ * there gives a wrong CRT result, caught by its check and recomputed).
+ */
+int rsa_crt_works(const struct rsa_crt *crt);
+
 /* y = x^-1 mod n for x below n and prime to n, by Fermat's theorem modulo p and q. 0 when out of memory. */
 int rsa_crt_inverse(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x);
 
