@@ -358,15 +358,19 @@ static int public_exp(struct rsa_key *key, const unsigned char *in, unsigned cha
     return ok;
 }
 
-/* out = in^d mod n by OpenSSL's own private operation (blinded, checked, unblinded in constant time). */
-static int openssl_private(struct rsa_key *key, const unsigned char *in, unsigned char *out)
+/*
+ * out = in^d mod n (key->bytes each) by the key's private operation: our
+ * blinded CRT (rsa_blinding.c, rsa_crt.c), or OpenSSL's own (blinded,
+ * checked, unblinded in constant time). 1 on success.
+ */
+static int key_private(struct rsa_key *key, const unsigned char *in, unsigned char *out)
 {
+    if (key->crt != NULL) return blinded_private(key->blinding, key->crt, in, out);
     return crypto.RSA_private_encrypt(key->bytes, in, out, key->rsa, RSA_NO_PADDING) == key->bytes;
 }
 
 /*
- * out = in^d mod n (key->bytes each), by our blinded CRT (rsa_blinding.c,
- * rsa_crt.c) or OpenSSL's; with key->check_results, checked here too. 1 on
+ * out = in^d mod n (key->bytes each, key_private); with key->check_results, checked here too. 1 on
  * success, else 0 with an exception pending and nothing written to out that
  * could be used.
  */
@@ -374,7 +378,7 @@ static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in,
 {
     unsigned char check[MAX_MODULUS_BYTES];
     int too_large = 0, ok = 0;
-    if (!(key->crt != NULL ? blinded_private(key->blinding, key->crt, in, out) : openssl_private(key, in, out))) {
+    if (!key_private(key, in, out)) {
         throw_openssl(env, "RSA private operation failed");
     } else if (!key->check_results) {
         ok = 1;
@@ -738,7 +742,7 @@ struct rsa_key *test_rsa_key_new(const unsigned char *const values[8], const int
 
 int test_rsa_private(struct rsa_key *key, const unsigned char *in, unsigned char *out)
 {
-    return key->crt != NULL ? blinded_private(key->blinding, key->crt, in, out) : openssl_private(key, in, out);
+    return key_private(key, in, out);
 }
 
 int test_rsa_own_crt(const struct rsa_key *key)

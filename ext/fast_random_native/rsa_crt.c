@@ -234,24 +234,14 @@ int rsa_crt_private(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x)
     }
     __atomic_add_fetch(&operations, 1, __ATOMIC_RELAXED);
     wipe(back, sizeof back);
-    wipe(table, (size_t) ifma_table_limbs(crt->n) * sizeof *table);
-    free(table);
+    free(table); /* wiped by ifma_exp_consttime */
     return 1;
 }
 
 int rsa_crt_works(const struct rsa_crt *crt)
 {
-    int count = ifma_limbs(crt->n);
-    uint64_t two[IFMA_MAX_LIMBS] = {2}, inverse[IFMA_MAX_LIMBS], one[IFMA_MAX_LIMBS] = {1};
+    uint64_t two[IFMA_MAX_LIMBS] = {2}, inverse[IFMA_MAX_LIMBS];
     int ok = rsa_crt_inverse(crt, inverse, two);
-    if (ok) {
-        ifma_mul(inverse, inverse, crt->n->rr, crt->n); /* 2^-1 R */
-        ifma_mul(inverse, inverse, two, crt->n);        /* 2^-1 2 */
-        ifma_reduce(inverse, crt->n);
-        uint64_t inverted = ifma_equal(inverse, one, count);
-        DECLASSIFY(&inverted, sizeof inverted); /* whether the key's values fit together: not a secret */
-        ok = inverted != 0;
-    }
     wipe(inverse, sizeof inverse);
     ifma_wipe_after();
     return ok;
@@ -259,11 +249,21 @@ int rsa_crt_works(const struct rsa_crt *crt)
 
 int rsa_crt_inverse(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x)
 {
+    const struct ifma_modulus *n = crt->n;
     uint64_t *table = new_table(crt);
     if (table == NULL) return 0;
     crt_exp(crt, y, x, crt->p_minus_2, crt->q_minus_2, 0, table);
     free(table); /* wiped by ifma_exp_consttime */
-    return 1;
+
+    /* checked: x y must be 1 */
+    uint64_t product[IFMA_MAX_LIMBS], one[IFMA_MAX_LIMBS] = {1};
+    ifma_mul(product, x, n->rr, n); /* x R */
+    ifma_mul(product, product, y, n);
+    ifma_reduce(product, n);
+    uint64_t inverted = ifma_equal(product, one, ifma_limbs(n));
+    DECLASSIFY(&inverted, sizeof inverted); /* false only for x sharing a factor with n, or a key that does not fit */
+    wipe(product, sizeof product);
+    return inverted != 0;
 }
 
 void rsa_crt_stats(long long counts[2])

@@ -53,7 +53,11 @@ int rsa_crt_private(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x);
  */
 int rsa_crt_works(const struct rsa_crt *crt);
 
-/* y = x^-1 mod n for x below n and prime to n, by Fermat's theorem modulo p and q. 0 when out of memory. */
+/*
+ * y = x^-1 mod n for x below n, by Fermat's theorem modulo p and q, checked
+ * (x y must be 1). 0 when out of memory, or when the check fails: x shares
+ * a factor with n, or the key does not fit (see rsa_crt_works).
+ */
 int rsa_crt_inverse(const struct rsa_crt *crt, uint64_t *y, const uint64_t *x);
 
 /*
