@@ -1,18 +1,30 @@
 package fastrandom.jca;
 
-import java.security.NoSuchAlgorithmException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.security.CodeSource;
 import java.security.Provider;
 import java.security.Security;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import fastrandom.ec.jca.EcServices;
 import fastrandom.jni.LibCrypto;
+import fastrandom.random.Call;
+import fastrandom.random.Diagnostics;
 import fastrandom.random.GeneratorSecureRandom;
 import fastrandom.rsa.jca.JvmRsaCipher;
 import fastrandom.rsa.jca.JvmRsaPssSignature;
@@ -34,92 +46,236 @@ import fastrandom.rsa.jca.JvmRsaSignature;
  * {@code SupportedKeyClasses} let the JCA skip us for other keys.
  * {@code SecureRandom.getInstanceStrong()} and SecureRandoms asked for by
  * algorithm name stay the JDK's.
+ *
+ * <p>JVM-wide, so it has one owner at a time: the runtime (any object
+ * standing for one; null for plain Java callers) whose {@link #install}
+ * put it in the list. Another runtime's install, while it is there, answers
+ * false with a warning. The owner's teardown ({@link #tearDown}) takes it
+ * out of the list and cuts every tie the JDK may keep to it: the object in
+ * the list is a {@code fastrandom.jca.detached.ProviderShell}, loaded apart
+ * from the runtime (see that package), whose SecureRandoms go over to the
+ * JDK's generator then; so a torn-down runtime's class loader can be
+ * collected even where the JDK cached one of them (UUID.randomUUID's, the
+ * default of its crypto classes).
  */
-public final class JvmProvider extends Provider {
-    private static final long serialVersionUID = 1L;
-
+public final class JvmProvider {
     /** The provider's name in the JVM's list. */
     public static final String NAME = "FastRandom";
     /** Its SecureRandom algorithm: fast_random's per-thread NIST CTR_DRBG generators. */
     public static final String SECURE_RANDOM = "FastRandom";
 
+    private static final String INFO = "fast_random: SecureRandom on per-thread CTR_DRBG generators; RSA and EC on OpenSSL's libcrypto";
+    private static final String SHELL = "fastrandom.jca.detached.ProviderShell";
+    private static final String[] SHELL_CLASSES = { SHELL, SHELL + "$ShellService", "fastrandom.jca.detached.ForwardingSecureRandomSpi" };
+
     private static final String RSA_KEYS = "java.security.interfaces.RSAPublicKey|java.security.interfaces.RSAPrivateKey";
     private static final String EC_KEYS = "java.security.interfaces.ECPublicKey|java.security.interfaces.ECPrivateKey";
 
-    private static final JvmProvider INSTANCE = new JvmProvider();
+    /** The provider this class loader put in the JVM's list, while it is there as far as we know; or null. */
+    private static Installed current; // guarded by JvmProvider.class
+    /** Every provider this class loader made, by owner, to cut loose at the owner's teardown. */
+    private static final List<Installed> MADE = new ArrayList<>(); // guarded by JvmProvider.class
 
-    private JvmProvider() {
-        super(NAME, 1.0, "fast_random: SecureRandom on per-thread CTR_DRBG generators; RSA and EC on OpenSSL's libcrypto");
-        BiFunction<String, String, Provider> next = (type, algorithm) -> NextProvider.after(this, type, algorithm);
+    private JvmProvider() {}
 
-        // First: the SecureRandom new SecureRandom() picks is the first one its provider registered.
-        service("SecureRandom", SECURE_RANDOM, attributes("ThreadSafe", "true"), GeneratorSecureRandom.Spi::new);
+    /** One provider made by {@link #install}: the shell in the list and the ties its owner's teardown cuts. */
+    private static final class Installed {
+        final Object owner;
+        final Provider shell;
+        final AtomicReference<BiFunction<String, String, Object>> instances;
+        final AtomicReference<Consumer<byte[]>> randomBytes;
 
-        rsaSignature("SHA1withRSA", LibCrypto.Hash.SHA1, next, "1.2.840.113549.1.1.5", "1.3.14.3.2.29");
-        rsaSignature("SHA224withRSA", LibCrypto.Hash.SHA224, next, "1.2.840.113549.1.1.14");
-        rsaSignature("SHA256withRSA", LibCrypto.Hash.SHA256, next, "1.2.840.113549.1.1.11");
-        rsaSignature("SHA384withRSA", LibCrypto.Hash.SHA384, next, "1.2.840.113549.1.1.12");
-        rsaSignature("SHA512withRSA", LibCrypto.Hash.SHA512, next, "1.2.840.113549.1.1.13");
-        service("Signature", "RSASSA-PSS", attributes("SupportedKeyClasses", RSA_KEYS),
-                () -> new JvmRsaPssSignature(next), withOid("1.2.840.113549.1.1.10", "PSS"));
-        service("Cipher", "RSA", attributes("SupportedKeyClasses", RSA_KEYS, "SupportedModes", "ECB|NONE",
-                        "SupportedPaddings", "NOPADDING|PKCS1PADDING|OAEPPADDING|OAEPWITHSHA1ANDMGF1PADDING|OAEPWITHSHA-1ANDMGF1PADDING"),
-                () -> new JvmRsaCipher(next));
-
-        ecdsa("SHA1withECDSA", LibCrypto.Hash.SHA1, "1.2.840.10045.4.1");
-        ecdsa("SHA224withECDSA", LibCrypto.Hash.SHA224, "1.2.840.10045.4.3.1");
-        ecdsa("SHA256withECDSA", LibCrypto.Hash.SHA256, "1.2.840.10045.4.3.2");
-        ecdsa("SHA384withECDSA", LibCrypto.Hash.SHA384, "1.2.840.10045.4.3.3");
-        ecdsa("SHA512withECDSA", LibCrypto.Hash.SHA512, "1.2.840.10045.4.3.4");
-        ecdsa("NONEwithECDSA", null);
-        service("KeyAgreement", "ECDH", attributes("SupportedKeyClasses", EC_KEYS),
-                () -> EcServices.jvmKeyAgreement(() -> NextProvider.after(this, "KeyAgreement", "ECDH")));
+        Installed(Object owner, Provider shell, AtomicReference<BiFunction<String, String, Object>> instances,
+                  AtomicReference<Consumer<byte[]>> randomBytes) {
+            this.owner = owner;
+            this.shell = shell;
+            this.instances = instances;
+            this.randomBytes = randomBytes;
+        }
     }
 
     /**
-     * Puts the provider first in the JVM's list; false when it already is
-     * in the list (where it stays).
+     * Puts the provider first in the JVM's list, owned by {@code owner};
+     * false (the list unchanged) when this class loader's provider already
+     * is in it, or another runtime's is (then with a warning, once).
      */
-    public static synchronized boolean install() {
-        if (installed()) return false;
-        Security.insertProviderAt(INSTANCE, 1);
+    public static synchronized boolean install(Object owner) {
+        Provider registered = Security.getProvider(NAME);
+        if (registered != null) {
+            if (current == null || registered != current.shell) {
+                Diagnostics.warnOnce("the JVM-wide provider " + NAME + " is already installed by another JRuby runtime "
+                        + "in this JVM (" + registered.getClass().getClassLoader() + "); it stays that runtime's until "
+                        + "it is torn down or uninstalls it, and this runtime's install_jca_provider does nothing");
+            }
+            return false;
+        }
+        Installed made = make(owner);
+        if (Security.insertProviderAt(made.shell, 1) == -1) return false; // another one came first
+        MADE.add(made);
+        current = made;
         return true;
     }
 
-    /** Takes the provider out of the JVM's list, the others keeping their order; false when it was not in it. */
+    /** Takes this class loader's provider out of the JVM's list, the others keeping their order; false when it was not in it. */
     public static synchronized boolean uninstall() {
         if (!installed()) return false;
         Security.removeProvider(NAME);
+        current = null;
         return true;
     }
 
-    /** Whether the provider is in the JVM's list. */
-    public static boolean installed() {
-        return Security.getProvider(NAME) == INSTANCE;
+    /** Whether this class loader's provider is in the JVM's list (not another runtime's). */
+    public static synchronized boolean installed() {
+        return current != null && Security.getProvider(NAME) == current.shell;
     }
 
-    /** The provider itself (registered or not). */
-    public static Provider instance() {
-        return INSTANCE;
+    /**
+     * {@code owner} (a runtime) is being torn down: the provider it
+     * installed leaves the JVM's list, and every provider it made stops
+     * reaching into it (SecureRandoms the JDK kept go over to the JDK's
+     * generator; new instances are refused).
+     */
+    public static synchronized void tearDown(Object owner) {
+        if (current != null && current.owner == owner) uninstall();
+        for (Iterator<Installed> made = MADE.iterator(); made.hasNext(); ) {
+            Installed provider = made.next();
+            if (provider.owner != owner) continue;
+            provider.instances.set(null);
+            provider.randomBytes.set(null);
+            made.remove();
+        }
     }
 
-    private void rsaSignature(String name, LibCrypto.Hash hash, BiFunction<String, String, Provider> next, String... oids) {
-        service("Signature", name, attributes("SupportedKeyClasses", RSA_KEYS), () -> new JvmRsaSignature(name, hash, next),
-                withOid(oids));
+    /** A new provider, registered nowhere yet. */
+    private static Installed make(Object owner) {
+        AtomicReference<BiFunction<String, String, Object>> instances = new AtomicReference<>();
+        AtomicReference<Consumer<byte[]>> randomBytes = new AtomicReference<>(new RandomBytes());
+        Provider shell = newShell(instances, randomBytes);
+        Services services = new Services(shell);
+        instances.set(services);
+        return new Installed(owner, shell, instances, randomBytes);
     }
 
-    private void ecdsa(String name, LibCrypto.Hash hash, String... oids) {
-        service("Signature", name, attributes("SupportedKeyClasses", EC_KEYS),
-                () -> EcServices.jvmSignature(name, hash, () -> NextProvider.after(this, "Signature", name)), withOid(oids));
+    /** Fills arrays from the calling thread's generator (what the shell's SecureRandoms forward to). */
+    private static final class RandomBytes implements Consumer<byte[]> {
+        @Override
+        public void accept(byte[] bytes) {
+            Call.RANDOM_BYTES.generator().nextBytes(bytes, 0, bytes.length);
+        }
     }
 
-    private void service(String type, String algorithm, Map<String, String> attributes, Supplier<Object> instances,
-                         List<String> aliases) {
-        putService(new Instances(this, type, algorithm, aliases, attributes, instances));
+    /**
+     * A ProviderShell from a class loader of its own over this jar (parent:
+     * the JDK's platform loader); from ours, with a warning, when the jar
+     * cannot be read that way.
+     */
+    private static Provider newShell(AtomicReference<BiFunction<String, String, Object>> instances,
+                                     AtomicReference<Consumer<byte[]>> randomBytes) {
+        Class<?> shell;
+        try {
+            shell = detachedShell();
+        } catch (Exception | LinkageError e) {
+            Diagnostics.warnOnce("the JVM-wide provider's classes could not be loaded apart from this runtime (" + e
+                    + "); a SecureRandom of it that the JDK keeps will keep this runtime reachable after its teardown");
+            try {
+                shell = Class.forName(SHELL, true, JvmProvider.class.getClassLoader());
+            } catch (ClassNotFoundException missing) {
+                throw new IllegalStateException("fast_random's jar has no " + SHELL, missing);
+            }
+        }
+        try {
+            Constructor<?> constructor = shell.getConstructor(String.class, double.class, String.class,
+                    AtomicReference.class, AtomicReference.class);
+            return (Provider) constructor.newInstance(NAME, 1.0, INFO, instances, randomBytes);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot make the JVM-wide provider", e);
+        }
     }
 
-    private void service(String type, String algorithm, Map<String, String> attributes, Supplier<Object> instances) {
-        service(type, algorithm, attributes, instances, Collections.emptyList());
+    private static Class<?> detachedShell() throws Exception {
+        CodeSource source = JvmProvider.class.getProtectionDomain().getCodeSource();
+        URL jar = source == null ? null : source.getLocation();
+        if (jar == null) throw new IllegalStateException("no code source");
+        // Loaded now, all of them, so the loader can close the jar: it needs nothing else later.
+        try (URLClassLoader loader = new URLClassLoader(new URL[] { jar }, ClassLoader.getSystemClassLoader().getParent())) {
+            Class<?> shell = null;
+            for (String name : SHELL_CLASSES) {
+                Class<?> loaded = Class.forName(name, true, loader);
+                if (shell == null) shell = loaded;
+            }
+            return shell;
+        }
+    }
+
+    /** The provider's services, registered in the shell, and the instances they make. */
+    private static final class Services implements BiFunction<String, String, Object> {
+        private final Provider shell;
+        private final Method addService;
+        private final Map<String, Supplier<Object>> factories = new ConcurrentHashMap<>();
+
+        Services(Provider shell) {
+            this.shell = shell;
+            try {
+                this.addService = shell.getClass().getMethod("addService", String.class, String.class, String.class, List.class, Map.class);
+            } catch (NoSuchMethodException e) {
+                throw new IllegalStateException("fast_random's provider shell has no addService", e);
+            }
+            BiFunction<String, String, Provider> next = (type, algorithm) -> NextProvider.after(shell, type, algorithm);
+
+            // First: the SecureRandom new SecureRandom() picks is the first one its provider registered.
+            service("SecureRandom", SECURE_RANDOM, attributes("ThreadSafe", "true"), GeneratorSecureRandom.Spi::new,
+                    Collections.emptyList());
+
+            rsaSignature("SHA1withRSA", LibCrypto.Hash.SHA1, next, "1.2.840.113549.1.1.5", "1.3.14.3.2.29");
+            rsaSignature("SHA224withRSA", LibCrypto.Hash.SHA224, next, "1.2.840.113549.1.1.14");
+            rsaSignature("SHA256withRSA", LibCrypto.Hash.SHA256, next, "1.2.840.113549.1.1.11");
+            rsaSignature("SHA384withRSA", LibCrypto.Hash.SHA384, next, "1.2.840.113549.1.1.12");
+            rsaSignature("SHA512withRSA", LibCrypto.Hash.SHA512, next, "1.2.840.113549.1.1.13");
+            service("Signature", "RSASSA-PSS", attributes("SupportedKeyClasses", RSA_KEYS),
+                    () -> new JvmRsaPssSignature(next), withOid("1.2.840.113549.1.1.10", "PSS"));
+            service("Cipher", "RSA", attributes("SupportedKeyClasses", RSA_KEYS, "SupportedModes", "ECB|NONE",
+                            "SupportedPaddings", "NOPADDING|PKCS1PADDING|OAEPPADDING|OAEPWITHSHA1ANDMGF1PADDING|OAEPWITHSHA-1ANDMGF1PADDING"),
+                    () -> new JvmRsaCipher(next), Collections.emptyList());
+
+            ecdsa("SHA1withECDSA", LibCrypto.Hash.SHA1, "1.2.840.10045.4.1");
+            ecdsa("SHA224withECDSA", LibCrypto.Hash.SHA224, "1.2.840.10045.4.3.1");
+            ecdsa("SHA256withECDSA", LibCrypto.Hash.SHA256, "1.2.840.10045.4.3.2");
+            ecdsa("SHA384withECDSA", LibCrypto.Hash.SHA384, "1.2.840.10045.4.3.3");
+            ecdsa("SHA512withECDSA", LibCrypto.Hash.SHA512, "1.2.840.10045.4.3.4");
+            ecdsa("NONEwithECDSA", null);
+            service("KeyAgreement", "ECDH", attributes("SupportedKeyClasses", EC_KEYS),
+                    () -> EcServices.jvmKeyAgreement(() -> NextProvider.after(shell, "KeyAgreement", "ECDH")),
+                    Collections.emptyList());
+        }
+
+        @Override
+        public Object apply(String type, String algorithm) {
+            Supplier<Object> factory = factories.get(type + "." + algorithm);
+            if (factory == null) throw new IllegalStateException("no " + type + "." + algorithm + " in " + NAME);
+            return factory.get();
+        }
+
+        private void rsaSignature(String name, LibCrypto.Hash hash, BiFunction<String, String, Provider> next, String... oids) {
+            service("Signature", name, attributes("SupportedKeyClasses", RSA_KEYS), () -> new JvmRsaSignature(name, hash, next),
+                    withOid(oids));
+        }
+
+        private void ecdsa(String name, LibCrypto.Hash hash, String... oids) {
+            service("Signature", name, attributes("SupportedKeyClasses", EC_KEYS),
+                    () -> EcServices.jvmSignature(name, hash, () -> NextProvider.after(shell, "Signature", name)), withOid(oids));
+        }
+
+        private void service(String type, String algorithm, Map<String, String> attributes, Supplier<Object> instances,
+                             List<String> aliases) {
+            factories.put(type + "." + algorithm, instances);
+            try {
+                // (The shell serves SecureRandom itself, through ForwardingSecureRandomSpi.)
+                String className = "SecureRandom".equals(type) ? SHELL_CLASSES[2] : instances.get().getClass().getName();
+                addService.invoke(shell, type, algorithm, className, aliases, attributes);
+            } catch (IllegalAccessException | InvocationTargetException e) {
+                throw new IllegalStateException("cannot register " + type + "." + algorithm, e);
+            }
+        }
     }
 
     /** Each OID as an alias, plain and as "OID.x" (both forms the JDK looks up), and any other names. */
@@ -137,24 +293,5 @@ public final class JvmProvider extends Provider {
         Map<String, String> attributes = new HashMap<>();
         for (int i = 0; i < keysAndValues.length; i += 2) attributes.put(keysAndValues[i], keysAndValues[i + 1]);
         return attributes;
-    }
-
-    /** A service whose instances we construct ourselves (no reflection; the class name says where they come from). */
-    private static final class Instances extends Service {
-        private final transient Supplier<Object> instances;
-
-        Instances(Provider provider, String type, String algorithm, List<String> aliases, Map<String, String> attributes,
-                  Supplier<Object> instances) {
-            super(provider, type, algorithm, instances.get().getClass().getName(), aliases, attributes);
-            this.instances = instances;
-        }
-
-        @Override
-        public Object newInstance(Object constructorParameter) throws NoSuchAlgorithmException {
-            if (constructorParameter != null) {
-                throw new NoSuchAlgorithmException(getType() + "." + getAlgorithm() + " from " + NAME + " takes no parameters");
-            }
-            return instances.get();
-        }
     }
 }

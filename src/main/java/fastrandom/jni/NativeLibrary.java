@@ -1,15 +1,54 @@
 package fastrandom.jni;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
 /**
- * fast_random's JNI library, loaded at most once, the first time something
- * needs it (never when the gem is required). The Ruby layer tells us where
- * the gem keeps it; it is loaded from there, never extracted to a temporary
- * directory, so read-only and noexec /tmp do not matter.
+ * fast_random's JNI library, loaded at most once per class loader, the
+ * first time something needs it (never when the gem is required). The Ruby
+ * layer tells us where the gem keeps it; it is loaded from there, never
+ * extracted to a temporary directory, so read-only and noexec /tmp do not
+ * matter.
+ *
+ * <p>Every JRuby runtime loads fast_random's jar through a class loader of
+ * its own, and the JVM lets one class loader at a time load a given library
+ * file ("already loaded in another classloader"). So the first runtime in a
+ * JVM loads the gem's file, and each other one (a second ScriptingContainer,
+ * jruby-rack's pool, a redeployed web application while the old one is
+ * still being collected) loads a private copy: written to a directory only
+ * this user can write ({@link #COPY_DIRECTORY}, by default
+ * {@code ~/.cache/fast_random/native}, created mode 0700 and checked),
+ * under a name no other loader uses, and deleted as soon as it is loaded,
+ * as JNA, netty-tcnative and sqlite-jdbc do in their temporary directories.
+ * Each copy is its own library with its own C state; the JVM unloads it
+ * when the runtime's class loader is collected.
  */
 public final class NativeLibrary {
+    /** System property naming the directory for private copies (default: ~/.cache/fast_random/native). */
+    public static final String COPY_DIRECTORY = "fast_random.native.dir";
+
+    /** Copies older than this are left behind by a JVM that died between copying and loading: removed. */
+    private static final long STALE_MILLIS = TimeUnit.MINUTES.toMillis(10);
+    private static final String COPY_PREFIX = "libfast_random-";
+
     private static volatile String path;
     private static Boolean loaded; // guarded by NativeLibrary.class
     private static String failure;
+    private static boolean copied;
 
     private NativeLibrary() {}
 
@@ -44,7 +83,13 @@ public final class NativeLibrary {
         } else {
             try {
                 System.load(file);
-            } catch (UnsatisfiedLinkError | SecurityException e) {
+            } catch (UnsatisfiedLinkError e) {
+                if (String.valueOf(e.getMessage()).contains("another classloader")) {
+                    failure = loadCopy(Paths.get(file));
+                } else {
+                    failure = "native library " + file + " could not be loaded: " + e.getMessage();
+                }
+            } catch (SecurityException e) {
                 failure = "native library " + file + " could not be loaded: " + e.getMessage();
             }
         }
@@ -55,5 +100,118 @@ public final class NativeLibrary {
     /** Why {@link #load()} failed, or null. */
     public static synchronized String failure() {
         return failure;
+    }
+
+    /** Whether this class loader runs a private copy of the library (another one in the JVM loaded the gem's file). */
+    public static synchronized boolean privateCopy() {
+        return copied;
+    }
+
+    /**
+     * Loads a private copy of {@code original} (see the class comment);
+     * null when it loaded, else why not.
+     */
+    private static String loadCopy(Path original) {
+        Path directory = copyDirectory();
+        Path copy = null;
+        try {
+            String problem = privateDirectory(directory);
+            if (problem != null) return cannotCopy(original, directory, problem);
+            removeStale(directory);
+            copy = newFile(directory, ".so");
+            try (OutputStream out = Files.newOutputStream(copy, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                Files.copy(original, out);
+            }
+            System.load(copy.toString());
+            copied = true;
+            return null;
+        } catch (IOException | UnsupportedOperationException | SecurityException | UnsatisfiedLinkError e) {
+            return cannotCopy(original, directory, e.toString());
+        } finally {
+            // Loaded (mapped) or not, the file has done its job.
+            if (copy != null) {
+                try {
+                    Files.deleteIfExists(copy);
+                } catch (IOException | SecurityException e) {
+                    copy.toFile().deleteOnExit();
+                }
+            }
+        }
+    }
+
+    private static String cannotCopy(Path original, Path directory, String why) {
+        return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
+                + "and a private copy could not be loaded from " + directory + " (" + why + "; -D" + COPY_DIRECTORY
+                + "=DIR names a directory of this user's on an executable filesystem)";
+    }
+
+    /** The directory for private copies: {@link #COPY_DIRECTORY}, else ~/.cache/fast_random/native. */
+    static Path copyDirectory() {
+        String configured = System.getProperty(COPY_DIRECTORY);
+        if (configured != null && !configured.isEmpty()) return Paths.get(configured);
+        return Paths.get(System.getProperty("user.home", "."), ".cache", "fast_random", "native");
+    }
+
+    /**
+     * Creates {@code directory} (mode 0700) if it is missing; null when it
+     * is a real directory (not a link), owned by this user and writable by
+     * no one else, so nobody else can put a file where we are about to load one.
+     */
+    static String privateDirectory(Path directory) throws IOException {
+        Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rwx------");
+        if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(directory.getParent());
+            try {
+                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(owner));
+            } catch (FileAlreadyExistsException raced) {
+                // another runtime made it meanwhile: checked below like any other
+            }
+        }
+        PosixFileAttributeView view = Files.getFileAttributeView(directory, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+        if (view == null) return "the filesystem has no POSIX permissions";
+        PosixFileAttributes attributes = view.readAttributes();
+        if (!attributes.isDirectory()) return "it is not a directory";
+        Path probe = newFile(directory, ".owner");
+        try {
+            if (!attributes.owner().equals(Files.getOwner(probe))) return "it belongs to " + attributes.owner().getName();
+        } finally {
+            Files.deleteIfExists(probe);
+        }
+        Set<PosixFilePermission> permissions = attributes.permissions();
+        if (permissions.contains(PosixFilePermission.GROUP_WRITE) || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
+            return "others may write to it (" + PosixFilePermissions.toString(permissions) + ")";
+        }
+        return null;
+    }
+
+    /**
+     * A new file of this user's only (mode 0700), under a name no other one
+     * has, created exclusively. Not Files.createTempFile: its names come
+     * from a SecureRandom, which may be ours, still being set up (the
+     * library is loaded while the generators seed).
+     */
+    private static Path newFile(Path directory, String suffix) throws IOException {
+        String loader = Integer.toHexString(System.identityHashCode(NativeLibrary.class));
+        for (int attempt = 0; ; attempt++) {
+            Path file = directory.resolve(COPY_PREFIX + loader + "-" + Long.toHexString(System.nanoTime()) + suffix);
+            try {
+                return Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == 100) throw e;
+            }
+        }
+    }
+
+    /** Removes copies a JVM that died between copying and loading left behind (old enough that no loader still wants them). */
+    private static void removeStale(Path directory) {
+        long before = System.currentTimeMillis() - STALE_MILLIS;
+        try (DirectoryStream<Path> copies = Files.newDirectoryStream(directory, COPY_PREFIX + "*")) {
+            for (Path copy : copies) {
+                FileTime modified = Files.getLastModifiedTime(copy, LinkOption.NOFOLLOW_LINKS);
+                if (modified.toMillis() < before) Files.deleteIfExists(copy);
+            }
+        } catch (IOException | SecurityException e) {
+            // leftovers are harmless: private, and never loaded again
+        }
     }
 }

@@ -1,21 +1,43 @@
 package fastrandom.random;
 
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * One-time warnings. The Ruby layer routes them to Ruby's $stderr; without
- * it (plain JVM use) they go to System.err.
+ * One-time warnings. Each JRuby runtime loads these classes through a class
+ * loader of its own and {@link #attach attaches} its sink, which writes to
+ * its $stderr; so its warnings go there. When several runtimes share these
+ * classes (fast_random's jar on a class path they share) a warning is about
+ * state they share, so it goes to the process's System.err, as it does
+ * outside Ruby (plain JVM use) or once the runtime is gone. Sinks are held
+ * weakly and detached at teardown: nothing here keeps a runtime reachable.
  */
 public final class Diagnostics {
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
-    private static volatile Consumer<String> sink = new StandardError();
+    private static final List<WeakReference<Consumer<String>>> SINKS = new ArrayList<>(); // guarded by SINKS
 
     private Diagnostics() {}
 
-    public static void setSink(Consumer<String> newSink) {
-        sink = newSink;
+    /** A runtime's sink (the runtime keeps it reachable, we only refer to it weakly). */
+    public static void attach(Consumer<String> sink) {
+        synchronized (SINKS) {
+            SINKS.add(new WeakReference<>(sink));
+        }
+    }
+
+    /** Its runtime is being torn down. */
+    public static void detach(Consumer<String> sink) {
+        synchronized (SINKS) {
+            for (Iterator<WeakReference<Consumer<String>>> it = SINKS.iterator(); it.hasNext(); ) {
+                Consumer<String> attached = it.next().get();
+                if (attached == null || attached == sink) it.remove();
+            }
+        }
     }
 
     /** Prints "fast_random: message" the first time this exact message comes up in the process. */
@@ -25,14 +47,30 @@ public final class Diagnostics {
 
     /** Prints "fast_random: message" (callers that decide themselves when to warn). */
     public static void warn(String message) {
-        sink.accept("fast_random: " + message);
+        String line = "fast_random: " + message;
+        Consumer<String> sink = onlySink();
+        if (sink == null) {
+            System.err.println(line);
+        } else {
+            sink.accept(line);
+        }
     }
 
-    /** The sink outside Ruby. (A class, not a lambda: a lambda costs start-up time on a cold JVM.) */
-    private static final class StandardError implements Consumer<String> {
-        @Override
-        public void accept(String message) {
-            System.err.println(message);
+    /** The one attached runtime's sink, or null for none or several. */
+    private static Consumer<String> onlySink() {
+        Consumer<String> only = null;
+        synchronized (SINKS) {
+            for (Iterator<WeakReference<Consumer<String>>> it = SINKS.iterator(); it.hasNext(); ) {
+                Consumer<String> attached = it.next().get();
+                if (attached == null) {
+                    it.remove();
+                } else if (only != null) {
+                    return null;
+                } else {
+                    only = attached;
+                }
+            }
         }
+        return only;
     }
 }

@@ -1,5 +1,9 @@
 package fastrandom.random;
 
+import java.lang.ref.WeakReference;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
@@ -38,34 +42,38 @@ public final class ThreadGenerators {
     /** Serves DRBG-backend calls while the process starts (see {@link WarmUp#done()}). */
     private static final BufferedRandom STARTING = new BufferedRandom(Backend.DRBG, new OsSource(), 0, 0, true);
 
-    /** Per thread: its own BufferedRandom, or a Calls count until it has one. */
+    /**
+     * Per thread: a WeakReference to its own BufferedRandom, or until it has
+     * one an {@code int[1]} counting its calls. Only JDK objects: a thread
+     * outlives a JRuby runtime (an application server's request threads
+     * outlive the web application), and a value of one of our classes in its
+     * ThreadLocalMap would keep the runtime's class loader, and so the whole
+     * runtime, reachable from that thread after the runtime is torn down.
+     */
     private static final ThreadLocal<Object> CURRENT = new ThreadLocal<>();
-
-    /** How many calls a thread without a generator of its own has made. */
-    private static final class Calls {
-        int count;
-    }
+    /** What keeps each thread's own generator alive while its thread is: its one strong reference. */
+    private static final Map<Thread, BufferedRandom> OWNED = Collections.synchronizedMap(new WeakHashMap<>());
 
     private ThreadGenerators() {}
 
     /** The generator for a call on this thread, for the current backend (see the class comment). */
     public static BufferedRandom forCall() {
         Object local = CURRENT.get();
-        if (local instanceof BufferedRandom) {
-            BufferedRandom own = (BufferedRandom) local;
-            if (own.backend() == backend) return own;
+        if (local instanceof WeakReference) {
+            Object own = ((WeakReference<?>) local).get();
+            if (own != null && ((BufferedRandom) own).backend() == backend) return (BufferedRandom) own;
             return own();
         }
         if (!WarmUp.done() && backend == Backend.DRBG) {
             WarmUp.calledBeforeWarm();
             return STARTING;
         }
-        Calls calls = (Calls) local;
+        int[] calls = (int[]) local;
         if (calls == null) {
-            calls = new Calls();
+            calls = new int[1];
             CURRENT.set(calls);
         }
-        if (++calls.count >= OWN_AFTER_CALLS) return own();
+        if (++calls[0] >= OWN_AFTER_CALLS) return own();
         return SHARED.forCurrentThread(backend);
     }
 
@@ -75,22 +83,28 @@ public final class ThreadGenerators {
      * get there by {@link #forCall()}).
      */
     public static BufferedRandom own() {
-        Object local = CURRENT.get();
+        BufferedRandom own = ownOrNull();
         Backend wanted = backend;
-        BufferedRandom own = local instanceof BufferedRandom ? (BufferedRandom) local : null;
         if (own != null && own.backend() == wanted) return own;
         if (own != null) {
             CURRENT.remove(); // a failed create below must not leave the wiped one in place
+            OWNED.remove(Thread.currentThread());
             own.wipe();
         }
         own = create(wanted, false);
-        CURRENT.set(own);
+        OWNED.put(Thread.currentThread(), own);
+        CURRENT.set(new WeakReference<>(own));
         return own;
     }
 
     /** Whether the calling thread has a generator of its own yet. */
     public static boolean hasOwn() {
-        return CURRENT.get() instanceof BufferedRandom;
+        return ownOrNull() != null;
+    }
+
+    private static BufferedRandom ownOrNull() {
+        Object local = CURRENT.get();
+        return local instanceof WeakReference ? (BufferedRandom) ((WeakReference<?>) local).get() : null;
     }
 
     public static Backend backend() {

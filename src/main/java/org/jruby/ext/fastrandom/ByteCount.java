@@ -34,7 +34,7 @@ final class ByteCount {
         }
         BigInteger count = ((RubyBignum) n).getValue();
         if (count.abs().compareTo(TWO_TO_64) >= 0) {
-            throw context.runtime.newRangeError("bignum too big to convert into " + Messages.quote("unsigned long"));
+            throw context.runtime.newRangeError("bignum too big to convert into " + Messages.quote(context, "unsigned long"));
         }
         throw negative(context); // 2**63...2**64 wraps negative in MRI's conversion
     }
@@ -46,12 +46,12 @@ final class ByteCount {
      */
     static int ofInt(ThreadContext context, IRubyObject n) {
         if (n instanceof RubyBignum) {
-            throw context.runtime.newRangeError("bignum too big to convert into " + Messages.quote("long"));
+            throw context.runtime.newRangeError("bignum too big to convert into " + Messages.quote(context, "long"));
         }
         long count = RubyNumeric.num2long(n);
         if (count > Integer.MAX_VALUE || count < Integer.MIN_VALUE) {
             String direction = count > 0 ? "big" : "small";
-            throw context.runtime.newRangeError("integer " + count + " too " + direction + " to convert to " + Messages.quote("int"));
+            throw context.runtime.newRangeError("integer " + count + " too " + direction + " to convert to " + Messages.quote(context, "int"));
         }
         return of(context, RubyFixnum.newFixnum(context.runtime, count));
     }

@@ -47,16 +47,17 @@ public final class FastRandomModule {
         Bindings.define(fastRandom, FastRandomModule.class);
         RubyArray<?> backends = runtime.newArray(symbol(runtime, Backend.DRBG), symbol(runtime, Backend.RDRAND));
         fastRandom.setConstant("BACKENDS", backends.freeze(runtime.getCurrentContext()));
-        String jca = System.getenv(JCA_VARIABLE);
+        IRubyObject setting = runtime.getENV().op_aref(runtime.getCurrentContext(), runtime.newString(JCA_VARIABLE));
+        String jca = setting.isNil() ? null : setting.asJavaString();
         if ("1".equals(jca)) {
-            JvmProvider.install();
+            JvmProvider.install(runtime);
         } else if (jca != null && !jca.isEmpty() && !"0".equals(jca)) {
             Diagnostics.warnOnce(JCA_VARIABLE + "=" + jca + " is not understood (1 installs the JVM-wide provider, 0 does not); "
                     + "the provider is not installed");
         }
     }
 
-    /** Set to 1 before {@code require "fast_random"}: {@link #install_jca_provider} at once. */
+    /** Set to 1 in ENV before {@code require "fast_random"}: {@link #install_jca_provider} at once. */
     static final String JCA_VARIABLE = "FAST_RANDOM_JCA";
 
     /** The generator behind SecureRandom: :drbg or :rdrand. */
@@ -149,11 +150,13 @@ public final class FastRandomModule {
      * {@code new SecureRandom()} (and so UUID.randomUUID once it is first
      * called after this, and JSSE), RSA and EC signatures, RSA ciphers and
      * ECDH on the native engines. True when it was installed now, false when
-     * it already was.
+     * it already was, or when another JRuby runtime in this JVM has its own
+     * installed (with a warning). This runtime owns it: its teardown
+     * removes it.
      */
     @JRubyMethod(name = "install_jca_provider", meta = true)
     public static IRubyObject install_jca_provider(ThreadContext context, IRubyObject self) {
-        return context.runtime.newBoolean(JvmProvider.install());
+        return context.runtime.newBoolean(JvmProvider.install(context.runtime));
     }
 
     /**
@@ -166,7 +169,7 @@ public final class FastRandomModule {
         return context.runtime.newBoolean(JvmProvider.uninstall());
     }
 
-    /** Whether the JVM-wide provider is in the JVM's list. */
+    /** Whether this runtime's JVM-wide provider is in the JVM's list (false while another runtime's is). */
     @JRubyMethod(name = "jca_provider_installed?", meta = true)
     public static IRubyObject jca_provider_installed_p(ThreadContext context, IRubyObject self) {
         return context.runtime.newBoolean(JvmProvider.installed());

@@ -8,6 +8,7 @@ import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
+import fastrandom.jca.BouncyCastleRegistrar;
 import fastrandom.random.Diagnostics;
 
 /**
@@ -73,6 +74,11 @@ public final class OpenSSLHook {
                 + " failed: " + why + ")");
     }
 
+    /** Whether fast_random met jruby-openssl in this runtime. */
+    static boolean installed(RubyModule fastRandom) {
+        return fastRandom.getInternalVariable(INSTALLED) != null;
+    }
+
     private static boolean defined(Ruby runtime, String path) {
         RubyModule scope = runtime.getObject();
         for (String name : path.split("::")) {
@@ -89,6 +95,10 @@ public final class OpenSSLHook {
 
         @JRubyMethod(name = "load_ext", rest = true)
         public static IRubyObject load_ext(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+            if (args.length > 0 && OPENSSL_EXTENSION.equals(args[0].toString())) {
+                // jopenssl/load has required BouncyCastle's jars by now.
+                BouncyCastleRegistrar.initializeOnOwnThread(context.runtime.getJRubyClassLoader());
+            }
             IRubyObject loaded = Super.of(context, self, LOAD_EXT_PATH, "load_ext").call(context, self, args, block);
             if (args.length > 0 && OPENSSL_EXTENSION.equals(args[0].toString())) {
                 install(context, context.runtime.getModule("FastRandom"));

@@ -6,6 +6,8 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 import org.jruby.runtime.load.Library;
 
+import fastrandom.jca.BouncyCastleRegistrar;
+import fastrandom.jca.JvmProvider;
 import fastrandom.jni.NativeLibrary;
 import fastrandom.random.Diagnostics;
 
@@ -20,12 +22,18 @@ import fastrandom.random.Diagnostics;
  * ({@link OpenSSLLibrary}) and RSA ({@link RsaLibrary}) load when first used.
  */
 public final class SecureRandomLibrary implements Library {
+    private static final String TEAR_DOWN = "tear_down";
+
     @Override
     public void load(Ruby runtime, boolean wrap) {
         ThreadContext context = runtime.getCurrentContext();
-        Diagnostics.setSink(new RubyWarnings(runtime));
-        Messages.useRubyVersion(runtime.getObject().getConstant("RUBY_VERSION").asJavaString());
+        RubyWarnings warnings = new RubyWarnings(runtime);
+        Diagnostics.attach(warnings);
         RubyModule fastRandom = runtime.getOrCreateModule("FastRandom");
+        // The runtime holds its finalizers weakly: the module keeps ours.
+        TearDown tearDown = new TearDown(runtime, warnings);
+        fastRandom.setInternalVariable(TEAR_DOWN, tearDown);
+        runtime.addInternalFinalizer(tearDown);
         Errors.define(runtime, fastRandom);
         FastRandomModule.define(runtime, fastRandom);
         NativeLibrary.setPath(nativeLibraryPath(context, fastRandom));
@@ -50,6 +58,38 @@ public final class SecureRandomLibrary implements Library {
         IRubyObject override = environment(context, "FAST_RANDOM_NATIVE_LIBRARY");
         if (!override.isNil()) return override.asJavaString();
         return fastRandom.getConstant("LIBRARY_DIR").asJavaString() + "/" + NativeLibrary.platformFile();
+    }
+
+    /**
+     * What the runtime's teardown ({@code Ruby#tearDown}: ScriptingContainer#terminate,
+     * jruby-rack's undeploy, the end of the process) undoes: the JVM-wide
+     * provider leaves the JVM's list if this runtime installed it, the
+     * tearing-down thread forgets BouncyCastle's thread-local parameters
+     * ({@link BouncyCastleRegistrar}), and the warnings stop going to this runtime. It holds both (and so keeps the
+     * sink, which Diagnostics holds weakly, alive as long as the runtime:
+     * the FastRandom module holds it).
+     */
+    private static final class TearDown implements org.jruby.Finalizable {
+        private final Ruby runtime;
+        private final RubyWarnings warnings;
+
+        TearDown(Ruby runtime, RubyWarnings warnings) {
+            this.runtime = runtime;
+            this.warnings = warnings;
+        }
+
+        @Override
+        public void finalize() {
+            try {
+                JvmProvider.tearDown(runtime);
+                IRubyObject fastRandom = runtime.getObject().getConstantAt("FastRandom");
+                if (fastRandom instanceof RubyModule && OpenSSLHook.installed((RubyModule) fastRandom)) {
+                    BouncyCastleRegistrar.forgetCallingThread(runtime.getJRubyClassLoader());
+                }
+            } finally {
+                Diagnostics.detach(warnings);
+            }
+        }
     }
 
     /** Writes each warning as a line to Ruby's $stderr (whatever it is at the time), as Kernel#warn does. */
