@@ -72,7 +72,7 @@ final class EngineEcdh extends KeyAgreementSpi {
         peer = null;
         this.random = random;
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes.and(current::serves)) : null;
         if (keyCurve == null) {
             engine = null;
             delegate = fallback();

@@ -72,7 +72,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
     protected void engineInitSign(PrivateKey key, SecureRandom random) throws InvalidKeyException {
         forgetKey();
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes.and(current::serves)) : null;
         if (keyCurve == null) {
             delegate = fallback(algorithm);
             if (random == null) delegate.initSign(key);
@@ -88,7 +88,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
     protected void engineInitVerify(PublicKey key) throws InvalidKeyException {
         forgetKey();
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams(), takes) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams(), takes.and(current::serves)) : null;
         if (keyCurve == null || !onCurve(keyCurve, (ECPublicKey) key)) {
             delegate = fallback(algorithm);
             delegate.initVerify(key); // the fallback refuses a bad point as it would without us
