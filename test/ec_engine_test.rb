@@ -95,7 +95,7 @@ class EcEngineTest < Minitest::Test
     assert_raises(ArgumentError) { FastRandom::EC.engine = :gmp }
     assert_raises(ArgumentError) { FastRandom::EC.engine_problem("nope") }
     assert_equal %i[openssl java], FastRandom::EC::ENGINES
-    assert_equal %i[openssl java fallbacks verify_tables], FastRandom::EC.stats.keys
+    assert_equal %i[openssl java fallbacks verify_tables table_verifications], FastRandom::EC.stats.keys
     assert_equal %i[sign verify derive], FastRandom::EC.stats[:openssl].keys
   end
 
@@ -253,6 +253,62 @@ class EcEngineTest < Minitest::Test
   end
 
   # FastRandom::EC works before openssl is loaded, and never loads it.
+  # The self-test covers every curve the engine serves: with wrong answers
+  # injected on one curve (NativeTestHooks.ecWrongAnswers) before it runs,
+  # that curve is left out (its keys on the Java code, right answers, one
+  # warning naming it), the other curves stay on openssl.
+  def test_a_wrong_answer_on_one_curve_is_caught_by_the_self_test
+    { "secp521r1" => 716, "secp384r1" => 715, "secp256k1" => 714 }.each do |bad, nid|
+      out, err, status = TestHelper.jruby(<<~RUBY)
+        require "fast_random"
+        Java::FastrandomJni::NativeTestHooks.ecWrongAnswers(#{nid}) # before the self-test
+        require "openssl"
+        FastRandom.install_jca_provider
+        message = "fast_random"
+        ops = lambda do |&operations|
+          before = FastRandom::EC.stats
+          result = operations.call
+          after = FastRandom::EC.stats
+          [result, %i[openssl java].to_h { |e| [e, after[e].values.sum - before[e].values.sum] }]
+        end
+        ruby_side = %w[prime256v1 secp521r1].to_h do |curve|
+          a = OpenSSL::PKey::EC.generate(curve)
+          b = OpenSSL::PKey::EC.generate(curve)
+          [curve, ops.() { [a.verify("SHA256", a.sign("SHA256", message), message), !a.verify("SHA256", b.sign("SHA256", message), message),
+                             a.derive(b) == b.derive(a)] }]
+        end
+        java_side = { "secp256r1" => "prime256v1", "secp384r1" => "secp384r1", "secp521r1" => "secp521r1" }.to_h do |jdk, curve|
+          g = java.security.KeyPairGenerator.getInstance("EC", "SunEC")
+          g.java_send(:initialize, [java.security.spec.AlgorithmParameterSpec], java.security.spec.ECGenParameterSpec.new(jdk))
+          a = g.generateKeyPair
+          b = g.generateKeyPair
+          [curve, ops.() do
+            s = java.security.Signature.getInstance("SHA256withECDSA"); s.initSign(a.getPrivate); s.update(message.to_java_bytes)
+            sig = s.sign
+            v = java.security.Signature.getInstance("SHA256withECDSA", "SunEC"); v.initVerify(a.getPublic); v.update(message.to_java_bytes)
+            k = javax.crypto.KeyAgreement.getInstance("ECDH"); k.init(a.getPrivate); k.doPhase(b.getPublic, true)
+            j = javax.crypto.KeyAgreement.getInstance("ECDH", "SunEC"); j.init(b.getPrivate); j.doPhase(a.getPublic, true)
+            [v.verify(sig), k.generateSecret.to_a == j.generateSecret.to_a]
+          end]
+        end
+        p [FastRandom::EC.engine, FastRandom::EC.engine_problem(:openssl), ruby_side.merge(java_side.transform_keys { |c| "jca " + c })]
+      RUBY
+      assert status.success?, err
+      engine, problem, results = eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+      assert_equal [:openssl, nil], [engine, problem], bad
+      results.each do |curve, (answers, counts)|
+        assert_equal [true] * answers.size, answers, "#{bad} wrong: #{curve}'s answers are right"
+        operations = curve.start_with?("jca") ? 2 : 6 # ours: sign and ECDH; sign twice, verify twice, derive twice
+        expected = curve.end_with?(bad) ? { openssl: 0, java: operations } : { openssl: operations, java: 0 }
+        assert_equal expected, counts, "#{bad} wrong: where #{curve} ran"
+      end
+      warnings = err.lines.grep(/fast_random: .*self-test/)
+      assert_equal 1, warnings.size, "#{bad}: one warning:\n#{err}"
+      assert_match(/#{bad}: MRI's signature did not verify/, warnings.first)
+      refute_match(/prime256v1|secp384r1|secp521r1|secp256k1/, warnings.first.sub(/#{bad}: /, ""), "only #{bad} is named")
+    end
+  end
+
   def test_before_openssl
     out, err, status = TestHelper.jruby(<<~RUBY)
       require "fast_random"

@@ -13,8 +13,9 @@ require "openssl"
 # verdict is the same as without a table (MRI's signatures, tampered ones,
 # out-of-range r and s; Wycheproof's vectors: test/ec_wycheproof_test.rb),
 # a key earns its table exactly once however many threads verify with it,
-# a failed build leaves verification correct, at most 64 exist, and a
-# table goes with its key.
+# a failed build leaves verification correct, at most 64 exist, a key
+# refused at the limit gets a table once one is freed, a table goes with
+# its key, and a verification whose table path fails counts as what ran.
 class EcVerifyTableTest < Minitest::Test
   EC = OpenSSL::PKey::EC
   MESSAGE = MriEc::MESSAGE
@@ -138,6 +139,72 @@ class EcVerifyTableTest < Minitest::Test
     assert_equal [false] * 70, keys.map { |key| key.verify("SHA512", key.sign("SHA512", MESSAGE), "x") }
     engine.clearCaches
     assert_equal 0, tables
+  end
+
+  # A P-521 public key as a native key of its own (each gets its own
+  # table), and a signature it verifies: [make, verify].
+  def native_p521
+    key = EC.generate("secp521r1")
+    point = key.public_key.to_octet_string(:uncompressed)
+    half = (point.bytesize - 1) / 2
+    x, y = [point[1, half], point[1 + half, half]].map { |c| java.math.BigInteger.new(1, c.to_java_bytes) }
+    r, s = OpenSSL::ASN1.decode(key.sign("SHA512", MESSAGE)).value.map { |v| java.math.BigInteger.new(v.value.to_s) }
+    data = MESSAGE.to_java_bytes
+    hash = LibCrypto::Hash::SHA512
+    [-> { EcKey.newPublicKey(716, x, y) }, ->(native) { native.verify(hash, data, 0, data.length, false, r, s) }]
+  end
+
+  # A key refused a table while 64 others held theirs asks again after
+  # another `after` verifications, and gets one once a slot is free.
+  def test_a_key_refused_at_the_limit_gets_a_table_once_one_is_freed
+    Java::FastrandomJni::NativeTestHooks.verifyTables(3, 0)
+    make, verify = native_p521
+    fillers = []
+    while tables < 64 && fillers.size < 64
+      fillers << make.()
+      assert_equal [true] * 3, Array.new(3) { verify.(fillers.last) }
+    end
+    assert_equal 64, tables, "64 tables to begin with"
+    late = make.()
+    assert_equal [true] * 3, Array.new(3) { verify.(late) }
+    assert_equal 64, tables, "refused at the limit"
+    fillers.pop.close
+    assert_equal 63, tables, "a table goes with its key"
+    assert_equal [true] * 2, Array.new(2) { verify.(late) }
+    assert_equal 63, tables, "not before another 3 verifications"
+    assert verify.(late)
+    assert_equal 64, tables, "the refused key gets the free slot"
+    fillers.pop.close
+    assert_equal [true] * 6, Array.new(6) { verify.(late) }
+    assert_equal 63, tables, "a key holding a table does not take a second one"
+  ensure
+    fillers&.each(&:close)
+    late&.close
+  end
+
+  # A verification whose table path fails midway (an OpenSSL call, as when
+  # out of memory) is decided by ECDSA_do_verify, rightly, and counted as
+  # what ran: an openssl verification, not a table verification.
+  def test_a_failed_table_verification_counts_as_what_ran
+    Java::FastrandomJni::NativeTestHooks.verifyTables(1, 0)
+    TABLE_CURVES.each do |curve, digest|
+      key = EC.generate(curve)
+      good = key.sign(digest, MESSAGE)
+      assert key.verify(digest, good, MESSAGE) # builds the table
+      counts = lambda do |&block|
+        before = FastRandom::EC.stats
+        verdict = block.()
+        after = FastRandom::EC.stats
+        [verdict, after[:openssl][:verify] - before[:openssl][:verify], after[:table_verifications] - before[:table_verifications]]
+      end
+      assert_equal [true, 1, 1], counts.() { key.verify(digest, good, MESSAGE) }, "#{curve}: on the table"
+      Java::FastrandomJni::NativeTestHooks.injectTableVerifyFailures(2)
+      assert_equal [true, 1, 0], counts.() { key.verify(digest, good, MESSAGE) }, "#{curve}: the table path failed"
+      assert_equal [false, 1, 0], counts.() { key.verify(digest, good, "#{MESSAGE}!") }, "#{curve}: failed, wrong message"
+      assert_equal [true, 1, 1], counts.() { key.verify(digest, good, MESSAGE) }, "#{curve}: on the table again"
+    end
+  ensure
+    Java::FastrandomJni::NativeTestHooks.injectTableVerifyFailures(0) if LibCrypto.load
   end
 
   # Curves whose OpenSSL multiplication is generic code (P-384, secp256k1)

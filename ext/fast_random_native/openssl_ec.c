@@ -47,8 +47,8 @@ struct ec_key {
     int has_private;
     int nid;
     EC_KEY *key;
-    unsigned long verifications; /* atomic: counted until the table is claimed */
-    int table_claimed;           /* atomic: 1 once one thread builds (or failed to build) the table */
+    unsigned long verifications; /* atomic: counted until the table is claimed (again from 0 after a refusal) */
+    int table_claimed;           /* atomic: 1 while one thread builds the table, and for good once built or failed */
     EC_GROUP *table;             /* atomic: the verification table once built, else NULL */
 };
 
@@ -283,7 +283,15 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
  * A table costs time once (P-256: about 21 ms, what some 700 verifications
  * save) and memory (P-256: 37 x 64 x 64 bytes, about 150 KB), so a key gets
  * one only after TABLE_AFTER_* verifications, and at most MAX_TABLES exist
- * at once; a key past the limit verifies as before. Only the curves where
+ * at once. A key refused because MAX_TABLES tables exist verifies as before
+ * and counts again from 0: after another TABLE_AFTER_* verifications it
+ * asks again, and gets a table if one was freed meanwhile (a key's table is
+ * freed with its key), so a key that keeps verifying gets one once a slot
+ * is free, at the cost of one refused claim (two atomic operations) per
+ * TABLE_AFTER_* verifications while none is. The claim is one
+ * compare-and-swap on the key's table_claimed, so one thread at a time
+ * asks; a refusal releases it, a built table or a failed build (no memory:
+ * the key verifies without a table for good) keeps it. Only the curves where
  * OpenSSL's multiplication with such a table is faster take one: P-256 and
  * P-521 (P-384 and secp256k1 run on generic code, where it is slower).
  *
@@ -292,7 +300,10 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
  * the digest's leftmost bits of n's length as m, u1 = m w, u2 = r w,
  * X = u1 G + u2 Q (EC_POINT_add doubles when the two are equal), invalid if
  * X is the point at infinity, valid when X's x coordinate is r mod n. It
- * reads public values only, so its variable-time steps leak nothing.
+ * reads public values only, so its variable-time steps leak nothing. When
+ * an OpenSSL call in it fails (no memory), ECDSA_do_verify decides instead;
+ * table_verifications counts only the verifications a table decided
+ * (FastRandom::EC.stats[:table_verifications]).
  * Test hooks (test build only): fastrandom.jni.NativeTestHooks.verifyTables.
  */
 #define MAX_TABLES 64
@@ -302,6 +313,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
 #define NID_P521 716
 
 static int live_tables; /* atomic */
+static unsigned long table_verifications; /* atomic: verifications decided on a table, process-wide */
 #ifdef FAST_RANDOM_TEST_BUILD
 static int table_after_override = -1; /* atomic; tests: -1 the defaults, 0 never, n after n verifications */
 #endif
@@ -322,11 +334,18 @@ static void free_verify_table(EC_GROUP *table)
     __atomic_sub_fetch(&live_tables, 1, __ATOMIC_RELAXED);
 }
 
-/* A new table for key (the curve with Q as its generator, precomputed), or NULL. */
-static EC_GROUP *build_verify_table(const struct ec_key *key)
+/*
+ * A new table for key (the curve with Q as its generator, precomputed), or
+ * NULL: *refused set when MAX_TABLES exist (worth asking again later), clear
+ * when the build failed.
+ */
+static EC_GROUP *build_verify_table(const struct ec_key *key, int *refused)
 {
+    *refused = __atomic_load_n(&live_tables, __ATOMIC_RELAXED) >= MAX_TABLES;
+    if (*refused) return NULL;
     if (__atomic_add_fetch(&live_tables, 1, __ATOMIC_RELAXED) > MAX_TABLES) {
         __atomic_sub_fetch(&live_tables, 1, __ATOMIC_RELAXED);
+        *refused = 1;
         return NULL;
     }
     int fault = TEST_FAULT(FAULT_EC_TABLE);
@@ -355,8 +374,14 @@ static const EC_GROUP *verify_table(struct ec_key *key)
     if (!__atomic_compare_exchange_n(&key->table_claimed, &unclaimed, 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
         return NULL; /* another thread builds it */
     }
-    EC_GROUP *built = build_verify_table(key);
-    if (built != NULL) __atomic_store_n(&key->table, built, __ATOMIC_RELEASE);
+    int refused;
+    EC_GROUP *built = build_verify_table(key, &refused);
+    if (built != NULL) {
+        __atomic_store_n(&key->table, built, __ATOMIC_RELEASE);
+    } else if (refused) { /* no slot now: count again, and ask again after another `after` verifications */
+        __atomic_store_n(&key->verifications, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&key->table_claimed, 0, __ATOMIC_RELEASE);
+    }
     return built;
 }
 
@@ -382,6 +407,7 @@ static int verify_with_table(const struct ec_key *key, const EC_GROUP *table, co
         BIGNUM *w = crypto.BN_CTX_get(ctx), *m = crypto.BN_CTX_get(ctx), *u1 = crypto.BN_CTX_get(ctx);
         BIGNUM *u2 = crypto.BN_CTX_get(ctx), *x = crypto.BN_CTX_get(ctx);
         int computed = x != NULL
+                       && !TEST_FAULT(FAULT_EC_TABLE_VERIFY) /* tests: an OpenSSL call failing midway */
                        && crypto.BN_mod_inverse(w, s, order, ctx)
                        && crypto.BN_bin2bn(input, input_length, m)
                        && (8 * input_length <= order_bits || crypto.BN_rshift(m, m, 8 - (order_bits & 7)))
@@ -422,6 +448,14 @@ JNIEXPORT jint JNICALL Java_fastrandom_jni_EcKey_liveVerifyTables0(JNIEnv *env, 
     return __atomic_load_n(&live_tables, __ATOMIC_RELAXED);
 }
 
+/* How many verifications a table decided since the library was loaded (not those ECDSA_do_verify took over). */
+JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_tableVerifications0(JNIEnv *env, jclass cls)
+{
+    (void) env;
+    (void) cls;
+    return (jlong) __atomic_load_n(&table_verifications, __ATOMIC_RELAXED);
+}
+
 /*
  * Whether (r, s) (big-endian magnitudes) is an ECDSA signature of the data
  * hashed with hash (or of the data itself when prehashed): 1 valid, 0 not
@@ -448,7 +482,9 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_EcKey_verify(JNIEnv *env, jclass 
     }
     const EC_GROUP *table = verify_table(key);
     int verdict = table != NULL ? verify_with_table(key, table, input, input_length, r, s) : -1;
-    if (verdict < 0) verdict = crypto.ECDSA_do_verify(input, input_length, sig, key->key);
+    if (verdict >= 0) __atomic_add_fetch(&table_verifications, 1, __ATOMIC_RELAXED);
+    else verdict = crypto.ECDSA_do_verify(input, input_length, sig, key->key);
+    if (TEST_EC_WRONG_ANSWERS(key->nid)) verdict = verdict != 1; /* tests: a wrong verdict for the self-test to catch */
     crypto.ECDSA_SIG_free(sig); /* frees r and s */
     crypto.ERR_clear_error(); /* a rejected signature may leave one */
     return verdict == 1 ? JNI_TRUE : JNI_FALSE;
@@ -468,6 +504,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_derive(JNIEnv *env, jclas
     if (crypto.ECDH_compute_key(secret, (size_t) key->field_bytes, peer, key->key, NULL) != key->field_bytes) {
         throw_openssl(env, "ECDH failed");
     } else {
+        if (TEST_EC_WRONG_ANSWERS(key->nid)) secret[key->field_bytes - 1] ^= 1; /* tests: a wrong secret */
         result = bytes_to_java(env, secret, key->field_bytes);
     }
     wipe(secret, sizeof secret);

@@ -41,6 +41,29 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectBlindingFailure
     test_fault_set(FAULT_BLINDING_BATCH, count);
 }
 
+static int ec_wrong_answer_nid; /* atomic; the curve whose EC results are corrupted, 0 none */
+
+int test_ec_wrong_answers(int nid)
+{
+    return nid != 0 && __atomic_load_n(&ec_wrong_answer_nid, __ATOMIC_SEQ_CST) == nid;
+}
+
+/* Tests: ECDH secrets and ECDSA verdicts on curve nid come out wrong (0 stops it), for the known-answer test to catch. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_ecWrongAnswers0(JNIEnv *env, jclass cls, jint nid)
+{
+    (void) env;
+    (void) cls;
+    __atomic_store_n(&ec_wrong_answer_nid, nid, __ATOMIC_SEQ_CST);
+}
+
+/* Tests: the next count verifications on an EC verification table fail midway (ECDSA_do_verify then decides). */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectTableVerifyFailures0(JNIEnv *env, jclass cls, jint count)
+{
+    (void) env;
+    (void) cls;
+    test_fault_set(FAULT_EC_TABLE_VERIFY, count);
+}
+
 /* Whether this is the test build (the shipped library has no such method). */
 JNIEXPORT jboolean JNICALL Java_fastrandom_jni_NativeTestHooks_present0(JNIEnv *env, jclass cls)
 {

@@ -13,6 +13,7 @@ enum test_fault {
     FAULT_CRT_RESULT,     /* a CRT half's result corrupted, as a fault would */
     FAULT_BLINDING_BATCH, /* a batch of blinding factors fails, as when OpenSSL's DRBG does */
     FAULT_EC_TABLE,       /* an EC verification table cannot be built, as when out of memory */
+    FAULT_EC_TABLE_VERIFY, /* a verification on a table fails (an OpenSSL call in it, say out of memory) */
     FAULT_COUNT
 };
 
@@ -35,6 +36,11 @@ int test_fault_take(enum test_fault fault);
 #define SECRET(address, length) ((void) VALGRIND_MAKE_MEM_UNDEFINED((address), (length)))
 #define DECLASSIFY(address, length) ((void) VALGRIND_MAKE_MEM_DEFINED((address), (length)))
 #define TEST_FAULT(fault) test_fault_take(fault)
+
+/* Whether the EC engine is to give wrong answers on curve nid (tests of the known-answer test). */
+int test_ec_wrong_answers(int nid);
+
+#define TEST_EC_WRONG_ANSWERS(nid) test_ec_wrong_answers(nid)
 
 /* The constant-time test's way to the private operation (openssl_rsa.c), without the JVM. */
 struct rsa_key;
@@ -61,6 +67,7 @@ int test_ec_public_point(int nid, const unsigned char *d, int d_length, int unfl
 #define SECRET(address, length) ((void) 0)
 #define DECLASSIFY(address, length) ((void) 0)
 #define TEST_FAULT(fault) 0
+#define TEST_EC_WRONG_ANSWERS(nid) 0
 #endif
 
 #endif

@@ -4,6 +4,10 @@ import java.math.BigInteger;
 import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.security.spec.ECPoint;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 import fastrandom.cache.KeyCache;
@@ -30,8 +34,23 @@ public final class OpenSslEcEngine {
     /** Lookups of a cached key before using a key for one call (see {@link #withKey}). */
     private static final int LOOKUP_ATTEMPTS = 3;
 
+    private final Set<EcCurve> served; // the curves that passed the known-answer test
     private final KeyCache<EcKey> privateKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
     private final KeyCache<EcKey> publicKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
+
+    /** The engine for the curves that passed the known-answer test ({@link #selfTest()}). */
+    OpenSslEcEngine(Set<EcCurve> served) {
+        this.served = Collections.unmodifiableSet(served.isEmpty() ? EnumSet.noneOf(EcCurve.class) : EnumSet.copyOf(served));
+    }
+
+    /**
+     * Whether keys on {@code curve} run here: the curve passed the
+     * known-answer test. Callers send keys on any other curve to the
+     * fallback (jruby-openssl's code, or the next JCA provider).
+     */
+    public boolean serves(EcCurve curve) {
+        return curve != null && served.contains(curve);
+    }
 
     /** Why this engine cannot run here (libcrypto missing or hidden, or the JNI library), or null. */
     public static String unavailableReason() {
@@ -131,11 +150,14 @@ public final class OpenSslEcEngine {
         }
     }
 
-    /** The known-answer test ({@link EcKnownAnswerTest}); null when it passes, else why not. */
-    public static String selfTest() {
+    /**
+     * The known-answer test ({@link EcKnownAnswerTest}) on every curve:
+     * each curve mapped to null when it passes, else to why not; throws
+     * IllegalStateException, saying why, when libcrypto cannot be used at all.
+     */
+    static Map<EcCurve, String> selfTest() {
         String why = LibCrypto.failure();
-        if (why != null) return why;
-        String failure = EcKnownAnswerTest.run();
-        return failure == null ? null : "OpenSSL EC self-test: " + failure;
+        if (why != null) throw new IllegalStateException(why);
+        return EcKnownAnswerTest.run();
     }
 }

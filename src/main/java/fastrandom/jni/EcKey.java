@@ -18,6 +18,7 @@ public final class EcKey {
                                          byte[] r, byte[] s);
     private static native byte[] derive(long handle, byte[] x, byte[] y);
     private static native int liveVerifyTables0();
+    private static native long tableVerifications0();
 
     private final NativeHandle handle;
     private final boolean privateKey;
@@ -114,6 +115,15 @@ public final class EcKey {
      */
     public static int liveVerifyTables() {
         return LibCrypto.usable ? liveVerifyTables0() : 0; // none before a key was made
+    }
+
+    /**
+     * How many verifications a verification table decided, process-wide,
+     * since libcrypto was loaded: not those whose table path failed and
+     * {@code ECDSA_do_verify} decided instead. 0 before libcrypto was loaded.
+     */
+    public static long tableVerifications() {
+        return LibCrypto.usable ? tableVerifications0() : 0;
     }
 
     /** Frees the native key now, or when the last running call ends. Idempotent. */

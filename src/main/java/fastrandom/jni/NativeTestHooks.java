@@ -15,6 +15,8 @@ public final class NativeTestHooks {
     private static native void injectCrtFaults0(int count);
     private static native void injectBlindingFailures0(int count);
     private static native void verifyTables0(int after, int faults);
+    private static native void injectTableVerifyFailures0(int count);
+    private static native void ecWrongAnswers0(int nid);
 
     /** Whether the loaded native library is the test build. */
     public static boolean present() {
@@ -50,6 +52,27 @@ public final class NativeTestHooks {
     public static void verifyTables(int after, int faults) {
         requirePresent();
         verifyTables0(after, faults);
+    }
+
+    /**
+     * The next {@code count} verifications on an EC verification table fail
+     * midway, as when an OpenSSL call in them runs out of memory:
+     * {@code ECDSA_do_verify} then decides (0 stops it).
+     */
+    public static void injectTableVerifyFailures(int count) {
+        requirePresent();
+        injectTableVerifyFailures0(count);
+    }
+
+    /**
+     * ECDH secrets and ECDSA verdicts of native EC keys on the curve with
+     * OpenSSL's number {@code nid} come out wrong (a bit of the secret
+     * flipped, the verdict inverted), for tests of the EC known-answer
+     * test; 0 stops it.
+     */
+    public static void ecWrongAnswers(int nid) {
+        requirePresent();
+        ecWrongAnswers0(nid);
     }
 
     private static void requirePresent() {

@@ -46,21 +46,21 @@ public final class EcServices {
             Object hash = SIGNATURES.get(suffix);
             if (hash == null) return null;
             LibCrypto.Hash digest = hash == NONE ? null : (LibCrypto.Hash) hash;
-            return () -> new EngineEcdsaSignature(() -> bouncyCastle, EcCurve::beatsBouncyCastle, algorithm, digest);
+            return () -> new EngineEcdsaSignature(() -> bouncyCastle, EcCurve::beatsBouncyCastle, algorithm, digest, false);
         }
         if ("KeyAgreement".equals(type) && "KeyAgreementSpi$DH".equals(suffix)) {
-            return () -> new EngineEcdh(() -> bouncyCastle, EcCurve::beatsBouncyCastle, algorithm);
+            return () -> new EngineEcdh(() -> bouncyCastle, EcCurve::beatsBouncyCastle, algorithm, false);
         }
         return null;
     }
 
     /** The JVM-wide provider's ECDSA signature with {@code hash} (null: NONEwithECDSA), falling back on {@code next}. */
     public static Object jvmSignature(String algorithm, LibCrypto.Hash hash, Supplier<Provider> next) {
-        return new EngineEcdsaSignature(next, curve -> true, algorithm, hash);
+        return new EngineEcdsaSignature(next, curve -> true, algorithm, hash, true);
     }
 
     /** The JVM-wide provider's ECDH, falling back on {@code next}. */
     public static Object jvmKeyAgreement(Supplier<Provider> next) {
-        return new EngineEcdh(next, curve -> true, "ECDH");
+        return new EngineEcdh(next, curve -> true, "ECDH", true);
     }
 }

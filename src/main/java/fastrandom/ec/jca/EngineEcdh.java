@@ -24,7 +24,6 @@ import fastrandom.ec.EcEngineException;
 import fastrandom.ec.EcEngines;
 import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
-import fastrandom.random.Diagnostics;
 
 /**
  * ECDH key agreement (the raw shared secret: the x coordinate of d Q, as
@@ -36,6 +35,13 @@ import fastrandom.random.Diagnostics;
  * fallback provider's own agreement: jruby-openssl's BouncyCastle (stock's
  * results and exceptions), or for the JVM-wide provider the next provider in
  * the JVM's list.
+ *
+ * <p>State after a secret, as the fallback's: BouncyCastle keeps the peer's
+ * key, so jruby-openssl's provider gives the same secret again; the
+ * JVM-wide provider forgets it, as SunEC does, so a second
+ * {@code generateSecret} (any form) without {@code doPhase} throws
+ * IllegalStateException, and a buffer too short is refused before anything
+ * is computed, the state kept.
  */
 final class EngineEcdh extends KeyAgreementSpi {
     /** The secret as JSSE's key: the raw shared secret, as the JDK's ECDH gives it. */
@@ -44,6 +50,7 @@ final class EngineEcdh extends KeyAgreementSpi {
     private final Supplier<Provider> fallback;
     private final Predicate<EcCurve> takes;
     private final String algorithm;
+    private final boolean jvmWide; // SunEC's state rules and wording, else BouncyCastle's
 
     private KeyAgreement delegate; // the fallback's, when our engine does not take the keys
     private ECPrivateKey privateKey;
@@ -52,10 +59,11 @@ final class EngineEcdh extends KeyAgreementSpi {
     private EcCurve curve;
     private ECPublicKey peer;
 
-    EngineEcdh(Supplier<Provider> fallback, Predicate<EcCurve> takes, String algorithm) {
+    EngineEcdh(Supplier<Provider> fallback, Predicate<EcCurve> takes, String algorithm, boolean jvmWide) {
         this.fallback = fallback;
         this.takes = takes;
         this.algorithm = algorithm;
+        this.jvmWide = jvmWide;
     }
 
     @Override
@@ -64,7 +72,7 @@ final class EngineEcdh extends KeyAgreementSpi {
         peer = null;
         this.random = random;
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes.and(current::serves)) : null;
         if (keyCurve == null) {
             engine = null;
             delegate = fallback();
@@ -106,28 +114,29 @@ final class EngineEcdh extends KeyAgreementSpi {
             EcStats.count(EcEngines.JAVA, EcStats.Operation.DERIVE);
             return delegate.generateSecret();
         }
-        if (peer == null) throw new IllegalStateException("ECDH needs the peer's public key (doPhase) first");
+        if (peer == null) throw new IllegalStateException(jvmWide ? "Not initialized correctly" // SunEC's words
+                : "ECDH needs the peer's public key (doPhase) first");
         ECPoint w = peer.getW();
         try {
             byte[] secret = engine.derive(privateKey, curve, w.getAffineX(), w.getAffineY());
             EcStats.count(OpenSslEcEngine.NAME, EcStats.Operation.DERIVE);
+            if (jvmWide) peer = null; // SunEC: one secret per doPhase
             return secret;
         } catch (EcEngineException e) {
-            Diagnostics.warnOnce("the openssl EC engine failed (" + e.getMessage() + "); such operations run on jruby-openssl's Java code");
-            EcStats.countFallback();
+            EngineEcdsaSignature.warnFallback(e, fallback.get(), jvmWide);
         } catch (IllegalArgumentException e) {
-            // A key no engine takes: BouncyCastle does it, as stock.
+            // A key no engine takes: the fallback does it, as without us.
         }
         EcStats.count(EcEngines.JAVA, EcStats.Operation.DERIVE);
         try {
             KeyAgreement plain = fallback();
             plain.init(privateKey, random);
             plain.doPhase(peer, true);
-            return plain.generateSecret();
+            byte[] secret = plain.generateSecret();
+            if (jvmWide) peer = null;
+            return secret;
         } catch (InvalidKeyException e) {
             throw new IllegalStateException(e.toString(), e);
-        } finally {
-            peer = null;
         }
     }
 
@@ -137,8 +146,12 @@ final class EngineEcdh extends KeyAgreementSpi {
             EcStats.count(EcEngines.JAVA, EcStats.Operation.DERIVE);
             return delegate.generateSecret(sharedSecret, offset);
         }
+        int needed = curve.fieldBytes(); // the secret's length: refused before it is computed, the state kept
+        if (sharedSecret.length - offset < needed) {
+            throw new ShortBufferException(jvmWide ? "Need " + needed + " bytes, only " + (sharedSecret.length - offset) + " available"
+                    : "ECKeyAgreement - buffer too short");
+        }
         byte[] secret = engineGenerateSecret();
-        if (sharedSecret.length - offset < secret.length) throw new ShortBufferException("ECKeyAgreement - buffer too short");
         System.arraycopy(secret, 0, sharedSecret, offset, secret.length);
         java.util.Arrays.fill(secret, (byte) 0);
         return secret.length;

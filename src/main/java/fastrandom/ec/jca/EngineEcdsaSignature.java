@@ -44,6 +44,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
     private final Predicate<EcCurve> takes;
     private final String algorithm;
     private final LibCrypto.Hash hash; // null: NONEwithECDSA, the data is the digest
+    private final boolean jvmWide; // the fallback is the next JCA provider, not jruby-openssl's
 
     private Signature delegate; // the fallback's, when our engine does not take the key
     private OpenSslEcEngine engine;
@@ -52,8 +53,10 @@ final class EngineEcdsaSignature extends SignatureSpi {
     private ECPublicKey verifyingKey;
     private final SignatureInput message;
 
-    EngineEcdsaSignature(Supplier<Provider> fallback, Predicate<EcCurve> takes, String algorithm, LibCrypto.Hash hash) {
+    EngineEcdsaSignature(Supplier<Provider> fallback, Predicate<EcCurve> takes, String algorithm, LibCrypto.Hash hash,
+                         boolean jvmWide) {
         this.fallback = fallback;
+        this.jvmWide = jvmWide;
         this.takes = takes;
         this.algorithm = algorithm;
         this.hash = hash;
@@ -69,7 +72,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
     protected void engineInitSign(PrivateKey key, SecureRandom random) throws InvalidKeyException {
         forgetKey();
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes.and(current::serves)) : null;
         if (keyCurve == null) {
             delegate = fallback(algorithm);
             if (random == null) delegate.initSign(key);
@@ -85,7 +88,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
     protected void engineInitVerify(PublicKey key) throws InvalidKeyException {
         forgetKey();
         OpenSslEcEngine current = EcEngines.current();
-        EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams(), takes) : null;
+        EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams(), takes.and(current::serves)) : null;
         if (keyCurve == null || !onCurve(keyCurve, (ECPublicKey) key)) {
             delegate = fallback(algorithm);
             delegate.initVerify(key); // the fallback refuses a bad point as it would without us
@@ -125,7 +128,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
                 EcStats.count(OpenSslEcEngine.NAME, EcStats.Operation.SIGN);
                 return signature;
             } catch (EcEngineException e) {
-                warnFallback(e);
+                warnFallback(e, fallback.get(), jvmWide);
             } catch (IllegalArgumentException e) {
                 // A key no engine takes: BouncyCastle signs it, as stock.
             }
@@ -161,7 +164,7 @@ final class EngineEcdsaSignature extends SignatureSpi {
                 EcStats.count(OpenSslEcEngine.NAME, EcStats.Operation.VERIFY);
                 return valid;
             } catch (EcEngineException e) {
-                warnFallback(e);
+                warnFallback(e, fallback.get(), jvmWide);
             }
             EcStats.count(EcEngines.JAVA, EcStats.Operation.VERIFY);
             Signature plain = fallback("NONEwithECDSA");
@@ -202,8 +205,15 @@ final class EngineEcdsaSignature extends SignatureSpi {
         }
     }
 
-    private static void warnFallback(EcEngineException e) {
-        Diagnostics.warnOnce("the openssl EC engine failed (" + e.getMessage() + "); such operations run on jruby-openssl's Java code");
+    /**
+     * One warning per wording that the engine failed, saying what runs such
+     * operations instead: jruby-openssl's Java code (its BouncyCastle
+     * provider), or for the JVM-wide provider the next JCA provider, named.
+     */
+    static void warnFallback(EcEngineException e, Provider fallback, boolean jvmWide) {
+        String instead = !jvmWide ? "jruby-openssl's Java code"
+                : "the next JCA provider (" + (fallback == null ? "none" : fallback.getName()) + ")";
+        Diagnostics.warnOnce("the openssl EC engine failed (" + e.getMessage() + "); such operations run on " + instead);
         EcStats.countFallback();
     }
 

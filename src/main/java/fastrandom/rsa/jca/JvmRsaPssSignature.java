@@ -154,7 +154,7 @@ public final class JvmRsaPssSignature extends SignatureSpi {
             } catch (InconsistentKeyException e) {
                 // Not a key an engine takes: the next provider signs it, or says why not.
             } catch (RsaEngineException e) {
-                JvmRsaSignature.warnFallback(e);
+                JvmRsaSignature.warnFallback(e, NextRsa.cipherFallback(next));
             }
             RsaStats.count(RsaEngines.JAVA, true);
             byte[] block = new byte[k]; // EM is k or k - 1 bytes; below n either way
@@ -176,7 +176,10 @@ public final class JvmRsaPssSignature extends SignatureSpi {
         byte[] mHash = ourDigest().digest();
         PSSParameterSpec pss = (PSSParameterSpec) parameters;
         BigInteger n = verifyingKey.getModulus();
-        if (signature.length != RsaKeys.modulusBytes(n)) return false; // as the JDK's RSASSA-PSS
+        int k = RsaKeys.modulusBytes(n);
+        if (signature.length != k) { // as the JDK's RSASSA-PSS (RSAPSSSignature), in its words
+            throw new SignatureException("Signature length not correct: got " + signature.length + " but was expecting " + k);
+        }
         BigInteger s = new BigInteger(1, signature);
         if (s.compareTo(n) >= 0) return false;
         BigInteger m;
@@ -186,7 +189,7 @@ public final class JvmRsaPssSignature extends SignatureSpi {
             m = engine.publicOperation(n, verifyingKey.getPublicExponent(), s);
             RsaStats.count(OpenSslRsaEngine.NAME, false);
         } catch (RsaEngineException e) {
-            if (engine != null) JvmRsaSignature.warnFallback(e);
+            if (engine != null) JvmRsaSignature.warnFallback(e, "fast_random's Java code (BigInteger.modPow)");
             RsaStats.count(RsaEngines.JAVA, false);
             m = s.modPow(verifyingKey.getPublicExponent(), n); // public values only: nothing to hide
         }

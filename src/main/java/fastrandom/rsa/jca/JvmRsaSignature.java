@@ -114,7 +114,7 @@ public final class JvmRsaSignature extends SignatureSpi {
             } catch (InconsistentKeyException e) {
                 // Not a key an engine takes: the next provider signs it, or says why not.
             } catch (RsaEngineException e) {
-                warnFallback(e);
+                warnFallback(e, NextRsa.cipherFallback(next));
             }
             RsaStats.count(RsaEngines.JAVA, true);
             byte[] digestInfo = hash.digestInfo(message.digest());
@@ -137,7 +137,7 @@ public final class JvmRsaSignature extends SignatureSpi {
                 RsaStats.count(OpenSslRsaEngine.NAME, false);
                 return valid;
             } catch (RsaEngineException e) {
-                warnFallback(e);
+                warnFallback(e, NextRsa.cipherFallback(next));
             }
             RsaStats.count(RsaEngines.JAVA, false);
             byte[] digestInfo = hash.digestInfo(message.digest());
@@ -170,8 +170,9 @@ public final class JvmRsaSignature extends SignatureSpi {
         }
     }
 
-    static void warnFallback(RsaEngineException e) {
-        Diagnostics.warnOnce("the openssl RSA engine failed (" + e.getMessage() + "); such operations run on the next JCA provider");
+    /** One warning per wording: the engine failed, and what runs such operations instead ({@code instead}). */
+    static void warnFallback(RsaEngineException e, String instead) {
+        Diagnostics.warnOnce("the openssl RSA engine failed (" + e.getMessage() + "); such operations run on " + instead);
         RsaStats.countFallback();
     }
 

@@ -62,6 +62,11 @@ final class NextRsa {
         return Cipher.getInstance("RSA/ECB/" + padding, provider);
     }
 
+    /** What a fallback through the next provider's RSA cipher runs on, for the warning: "the next JCA provider (SunJCE)". */
+    static String cipherFallback(BiFunction<String, String, Provider> next) {
+        return "the next JCA provider (" + providerName(next) + ")";
+    }
+
     private static String providerName(BiFunction<String, String, Provider> next) {
         Provider provider = next.apply("Cipher", "RSA");
         return provider == null ? "no provider" : provider.getName();

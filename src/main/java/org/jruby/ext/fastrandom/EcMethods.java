@@ -239,7 +239,7 @@ public final class EcMethods {
         EcStats.countFallback();
     }
 
-    /** The key, its curve and the engine, when our engine takes the key; else null. */
+    /** The key, its curve and the engine, when our engine takes the key (and serves its curve); else null. */
     private static Target target(IRubyObject self, boolean needPrivate) {
         if (!ProviderHook.Capability.EC.isActive()) return null; // uninstalled: stock throughout
         OpenSslEcEngine engine = EcEngines.current();
@@ -247,11 +247,11 @@ public final class EcMethods {
         if (needPrivate) {
             PrivateKey key = PKeyAccess.privateKey(self);
             EcCurve curve = key instanceof ECPrivateKey ? EcCurve.ofBouncyCastleKey(((ECPrivateKey) key).getParams()) : null;
-            return curve == null ? null : new Target(engine, key, curve);
+            return engine.serves(curve) ? new Target(engine, key, curve) : null;
         }
         PublicKey key = PKeyAccess.publicKey(self);
         EcCurve curve = key instanceof ECPublicKey ? EcCurve.ofBouncyCastleKey(((ECPublicKey) key).getParams()) : null;
-        return curve == null ? null : new Target(engine, key, curve);
+        return engine.serves(curve) ? new Target(engine, key, curve) : null;
     }
 
     private static final class Target {

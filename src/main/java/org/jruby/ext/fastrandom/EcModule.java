@@ -30,7 +30,7 @@ import fastrandom.jca.ProviderHook;
  *   FastRandom::EC.engine            # =&gt; :openssl (the default here) or :java
  *   FastRandom::EC.engine = :java    # or FAST_RANDOM_EC_ENGINE=java before openssl is loaded
  *   FastRandom::EC.engine_problem(:openssl)  # =&gt; nil, or why it cannot run here
- *   FastRandom::EC.stats             # =&gt; {openssl: {sign: 3, verify: 5, derive: 1}, java: {...}, fallbacks: 0, verify_tables: 0}
+ *   FastRandom::EC.stats             # =&gt; {openssl: {sign: 3, verify: 5, derive: 1}, java: {...}, fallbacks: 0, verify_tables: 0, table_verifications: 0}
  *   FastRandom::EC.installed?        # =&gt; true once openssl is loaded
  * </pre>
  * Defined in Java when first named ({@link FastRandomModule#const_missing}),
@@ -87,7 +87,9 @@ public final class EcModule {
 
     /**
      * {@code {openssl: {sign:, verify:, derive:}, java: {...}, fallbacks:}} since the process started,
-     * and {@code verify_tables:}, the public keys' verification tables that exist now.
+     * {@code verify_tables:}, the public keys' verification tables that exist now, and
+     * {@code table_verifications:}, the verifications a table decided (a subset of the
+     * openssl verifications: not those whose table path failed and ECDSA_do_verify decided).
      */
     @JRubyMethod(name = "stats", meta = true)
     public static IRubyObject stats(ThreadContext context, IRubyObject self) {
@@ -102,6 +104,7 @@ public final class EcModule {
         }
         stats.fastASet(runtime.newSymbol("fallbacks"), runtime.newFixnum(EcStats.fallbacks()));
         stats.fastASet(runtime.newSymbol("verify_tables"), runtime.newFixnum(EcKey.liveVerifyTables()));
+        stats.fastASet(runtime.newSymbol("table_verifications"), runtime.newFixnum(EcKey.tableVerifications()));
         return stats;
     }
 
