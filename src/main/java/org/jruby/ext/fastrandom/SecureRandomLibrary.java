@@ -22,18 +22,13 @@ import fastrandom.random.Diagnostics;
  * ({@link OpenSSLLibrary}) and RSA ({@link RsaLibrary}) load when first used.
  */
 public final class SecureRandomLibrary implements Library {
-    private static final String TEAR_DOWN = "tear_down";
-
     @Override
     public void load(Ruby runtime, boolean wrap) {
         ThreadContext context = runtime.getCurrentContext();
         RubyWarnings warnings = new RubyWarnings(runtime);
         Diagnostics.attach(warnings);
         RubyModule fastRandom = runtime.getOrCreateModule("FastRandom");
-        // The runtime holds its finalizers weakly: the module keeps ours.
-        TearDown tearDown = new TearDown(runtime, warnings);
-        fastRandom.setInternalVariable(TEAR_DOWN, tearDown);
-        runtime.addInternalFinalizer(tearDown);
+        runtime.pushPostExitFunction(new TearDown(runtime, warnings));
         Errors.define(runtime, fastRandom);
         FastRandomModule.define(runtime, fastRandom);
         NativeLibrary.setPath(nativeLibraryPath(context, fastRandom));
@@ -62,14 +57,16 @@ public final class SecureRandomLibrary implements Library {
 
     /**
      * What the runtime's teardown ({@code Ruby#tearDown}: ScriptingContainer#terminate,
-     * jruby-rack's undeploy, the end of the process) undoes: the JVM-wide
-     * provider leaves the JVM's list if this runtime installed it, the
-     * tearing-down thread forgets BouncyCastle's thread-local parameters
-     * ({@link BouncyCastleRegistrar}), and the warnings stop going to this runtime. It holds both (and so keeps the
-     * sink, which Diagnostics holds weakly, alive as long as the runtime:
-     * the FastRandom module holds it).
+     * jruby-rack's undeploy, the end of the process) undoes, after the
+     * program's at_exit blocks: the JVM-wide provider leaves the JVM's list
+     * if this runtime installed it, the tearing-down thread forgets
+     * BouncyCastle's thread-local parameters ({@link BouncyCastleRegistrar}),
+     * and the warnings stop going to this runtime. A post-exit function, not
+     * an internal finalizer: the runtime holds those only weakly, and the
+     * JVM's finalization would call their finalize() once more. It holds
+     * the sink, which Diagnostics holds weakly, as long as the runtime lives.
      */
-    private static final class TearDown implements org.jruby.Finalizable {
+    private static final class TearDown implements Ruby.ExitFunction {
         private final Ruby runtime;
         private final RubyWarnings warnings;
 
@@ -79,7 +76,7 @@ public final class SecureRandomLibrary implements Library {
         }
 
         @Override
-        public void finalize() {
+        public int applyAsInt(ThreadContext context) {
             try {
                 JvmProvider.tearDown(runtime);
                 IRubyObject fastRandom = runtime.getObject().getConstantAt("FastRandom");
@@ -89,6 +86,7 @@ public final class SecureRandomLibrary implements Library {
             } finally {
                 Diagnostics.detach(warnings);
             }
+            return 0;
         }
     }
 

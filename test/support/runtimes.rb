@@ -1,0 +1,199 @@
+# frozen_string_literal: true
+
+# Several JRuby runtimes in this one JVM, each loading fast_random through
+# its own class loader, as embedding (org.jruby.embed.ScriptingContainer),
+# jruby-rack's pool and redeploys do. Run by test/multi_runtime_test.rb in a
+# JRuby of its own (this runtime loads nothing of fast_random's):
+#   bin/jruby test/support/runtimes.rb SCENARIO [ARGS]
+# and prints one JSON object on its last line.
+#   together N      N runtimes alive at once: engines, stats, provider ownership
+#   in_flight       one runtime torn down while another's threads are mid-call
+#   teardown N      N runtimes, each torn down without uninstalling anything
+#                   (every other one installs the JVM-wide provider first)
+require "java"
+require "json"
+
+LIB = File.expand_path("../../lib", __dir__)
+java_import "org.jruby.embed.ScriptingContainer"
+java_import "org.jruby.embed.LocalContextScope"
+java_import "org.jruby.embed.LocalVariableBehavior"
+
+# A fresh runtime with fast_random on its load path and its $stderr captured.
+def runtime
+  container = ScriptingContainer.new(LocalContextScope::SINGLETHREAD, LocalVariableBehavior::TRANSIENT)
+  container.load_paths = [LIB]
+  errors = java.io.StringWriter.new
+  container.error = errors
+  [container, errors]
+end
+
+# What a runtime reports about itself, as a JSON string (only JDK strings
+# cross between runtimes).
+REPORT = <<~RUBY
+  require "json"
+  {
+    ec_engine: FastRandom::EC.engine,
+    rsa_engine: FastRandom::RSA.engine,
+    rdrand: FastRandom.rdrand_available?,
+    rdrand_problem: FastRandom.rdrand_problem,
+    private_copy: Java::FastrandomJni::NativeLibrary.private_copy,
+    loader: Java::FastrandomJni::NativeLibrary.java_class.class_loader.to_s,
+    provider_installed: FastRandom.jca_provider_installed?
+  }.to_json
+RUBY
+
+# Work a Rails request does: uuids, an RSA signature, an EC verification.
+WORK = <<~RUBY
+  require "fast_random"
+  require "openssl"
+  uuids = Array.new(50) { SecureRandom.uuid }
+  raise "bad uuid" unless uuids.all? { |u| u.match?(/\\A\\h{8}-\\h{4}-4\\h{3}-[89ab]\\h{3}-\\h{12}\\z/) } && uuids.uniq.size == 50
+  rsa = OpenSSL::PKey::RSA.new(RSA_PEM)
+  raise "RSA signature does not verify" unless rsa.public_key.verify("SHA256", rsa.sign("SHA256", "message"), "message")
+  ec = OpenSSL::PKey::EC.new(EC_PEM)
+  raise "EC signature does not verify" unless ec.dsa_verify_asn1("d" * 32, ec.dsa_sign_asn1("d" * 32))
+RUBY
+
+def keys_prelude
+  require "openssl"
+  @keys_prelude ||= "RSA_PEM = #{OpenSSL::PKey::RSA.new(2048).to_pem.inspect}\n" \
+                    "EC_PEM = #{OpenSSL::PKey::EC.generate('prime256v1').to_pem.inspect}\n"
+end
+
+def provider_registered
+  java.security.Security.get_provider("FastRandom")&.java_class&.name
+end
+
+def gc_until_collected(refs, seconds: 60)
+  deadline = Time.now + seconds
+  loop do
+    java.lang.System.gc
+    alive = refs.count { |ref| !ref.refers_to(nil) }
+    return alive if alive.zero? || Time.now > deadline
+
+    garbage = Array.new(2000) { "x" * 1000 } # some allocation helps a stubborn collector
+    garbage.clear
+    sleep 0.2
+  end
+end
+
+def rss_mb
+  File.read("/proc/self/status")[/VmRSS:\s+(\d+)/, 1].to_i / 1024
+end
+
+def loader_of(container)
+  container.provider.runtime.jruby_class_loader
+end
+
+scenario = ARGV.fetch(0)
+result = {}
+case scenario
+when "together"
+  count = Integer(ARGV.fetch(1))
+  runtimes = Array.new(count) { runtime }
+  result[:reports] = runtimes.each_with_index.map do |(container, errors), i|
+    container.run_scriptlet(keys_prelude)
+    container.run_scriptlet(WORK)
+    # Each runtime its own number of uuids: its stats count its own calls only.
+    container.run_scriptlet("#{10 * (i + 1)}.times { SecureRandom.uuid }")
+    report = JSON.parse(container.run_scriptlet(REPORT))
+    report["uuid_calls"] = container.run_scriptlet("FastRandom.stats[:calls].values.sum { |c| c[:uuid] }")
+    report["errors"] = errors.to_s
+    report
+  end
+  # One owner at a time for the JVM-wide provider.
+  first, second = runtimes
+  ownership = {}
+  ownership[:first_install] = first[0].run_scriptlet("FastRandom.install_jca_provider")
+  ownership[:second_install] = second[0].run_scriptlet("FastRandom.install_jca_provider")
+  ownership[:second_installed] = second[0].run_scriptlet("FastRandom.jca_provider_installed?")
+  ownership[:first_installed] = first[0].run_scriptlet("FastRandom.jca_provider_installed?")
+  ownership[:second_warnings] = second[1].to_s.lines.grep(/already installed by another JRuby runtime/).size
+  ownership[:default_secure_random] = java.security.SecureRandom.new.algorithm
+  first[0].terminate
+  ownership[:after_first_teardown] = provider_registered
+  ownership[:default_after_teardown] = java.security.SecureRandom.new.algorithm
+  ownership[:second_install_after] = second[0].run_scriptlet("FastRandom.install_jca_provider")
+  ownership[:second_installed_after] = second[0].run_scriptlet("FastRandom.jca_provider_installed?")
+  runtimes.drop(1).each { |container, _| container.terminate }
+  ownership[:after_all_teardowns] = provider_registered
+  result[:ownership] = ownership
+when "in_flight"
+  (victim, _), (survivor, survivor_errors) = runtime, runtime
+  [victim, survivor].each { |c| c.run_scriptlet(keys_prelude) && c.run_scriptlet(WORK) }
+  victim.run_scriptlet("FastRandom.install_jca_provider")
+  # The survivor's threads keep working (uuids, RSA signing, EC verifying,
+  # Java's SecureRandom) while the victim is torn down.
+  survivor.run_scriptlet(<<~RUBY)
+    $stop = false
+    $rounds = Queue.new
+    $workers = Array.new(2) do
+      Thread.new do
+        rounds = 0
+        rsa = OpenSSL::PKey::RSA.new(RSA_PEM)
+        ec = OpenSSL::PKey::EC.new(EC_PEM)
+        signature = ec.dsa_sign_asn1("d" * 32)
+        until $stop
+          raise "bad uuid" unless SecureRandom.uuid.match?(/\\A\\h{8}-\\h{4}-4\\h{3}-[89ab]\\h{3}-\\h{12}\\z/)
+          raise "RSA" unless rsa.public_key.verify("SHA256", rsa.sign("SHA256", "m\#{rounds}"), "m\#{rounds}")
+          raise "EC" unless ec.dsa_verify_asn1("d" * 32, signature)
+          java.security.SecureRandom.new.next_bytes(Java::byte[16].new)
+          rounds += 1
+        end
+        rounds
+      end
+    end
+  RUBY
+  sleep 1
+  before = survivor.run_scriptlet("$workers.map(&:alive?)")
+  victim.terminate
+  sleep 1
+  rounds = survivor.run_scriptlet("$stop = true; $workers.map(&:value)")
+  result[:alive_before] = before.to_a
+  result[:rounds] = rounds.to_a
+  result[:survivor] = JSON.parse(survivor.run_scriptlet(REPORT))
+  result[:survivor_errors] = survivor_errors.to_s
+  result[:provider_after] = provider_registered
+  survivor.terminate
+when "teardown"
+  count = Integer(ARGV.fetch(1))
+  refs = []
+  engines = Hash.new(0)
+  providers_left = 0
+  rss = {}
+  count.times do |i|
+    container, errors = runtime
+    container.run_scriptlet(keys_prelude)
+    container.run_scriptlet(WORK)
+    if i.odd?
+      container.run_scriptlet("FastRandom.install_jca_provider or raise 'not installed'")
+      # The JDK keeps a SecureRandom made now for good (UUID.randomUUID's).
+      container.run_scriptlet("java.util.UUID.randomUUID; java.security.SecureRandom.new.next_int")
+    end
+    engines[JSON.parse(container.run_scriptlet(REPORT)).values_at("ec_engine", "rsa_engine").join("/")] += 1
+    raise "runtime #{i} warned: #{errors}" unless errors.to_s.empty? || ENV["FAST_RANDOM_NATIVE_LIBRARY"].to_s.start_with?("/nonexistent")
+
+    refs << java.lang.ref.WeakReference.new(loader_of(container))
+    container.terminate
+    providers_left += 1 if provider_registered
+    container = nil
+    if [count / 2 - 1, count - 1].include?(i)
+      gc_until_collected(refs, seconds: 20)
+      rss[i + 1] = rss_mb
+    end
+  end
+  result[:engines] = engines
+  result[:providers_left] = providers_left
+  result[:alive] = gc_until_collected(refs)
+  result[:alive_indexes] = refs.each_index.reject { |i| refs[i].refers_to(nil) }
+  if ENV["FAST_RANDOM_HEAP_DUMP"]
+    java.lang.management.ManagementFactory.get_platform_mx_bean(com.sun.management.HotSpotDiagnosticMXBean.java_class)
+        .dump_heap(ENV["FAST_RANDOM_HEAP_DUMP"], true)
+  end
+  result[:rss_mb] = rss
+  # A SecureRandom the JDK kept from a torn-down runtime still works (on the JDK's generator).
+  result[:uuid_after] = java.util.UUID.randomUUID.to_s
+else
+  abort "unknown scenario #{scenario}"
+end
+puts result.to_json
