@@ -8,8 +8,12 @@
 # and prints one JSON object on its last line.
 #   together N      N runtimes alive at once: engines, stats, provider ownership
 #   in_flight       one runtime torn down while another's threads are mid-call
-#   teardown N      N runtimes, each torn down without uninstalling anything
+#   teardown N [own_thread]
+#                   N runtimes, each torn down without uninstalling anything
 #                   (every other one installs the JVM-wide provider first)
+#   copy_faults DIR runtimes whose private copy of the native library cannot
+#                   be made (DIR writable by others, a file, a link), then one
+#                   whose can
 require "java"
 require "json"
 
@@ -36,6 +40,7 @@ REPORT = <<~RUBY
     rsa_engine: FastRandom::RSA.engine,
     rdrand: FastRandom.rdrand_available?,
     rdrand_problem: FastRandom.rdrand_problem,
+    ec_problem: FastRandom::EC.engine_problem(:openssl),
     private_copy: Java::FastrandomJni::NativeLibrary.private_copy,
     loader: Java::FastrandomJni::NativeLibrary.java_class.class_loader.to_s,
     provider_installed: FastRandom.jca_provider_installed?
@@ -161,7 +166,12 @@ when "teardown"
   engines = Hash.new(0)
   providers_left = 0
   rss = {}
+  # With "own_thread", each runtime lives and dies on a thread of its own
+  # (JRuby 9.4 itself leaves thread-locals that hold a runtime on every
+  # thread that ran its Ruby code); without, all on this long-lived thread.
+  own_thread = ARGV[2] == "own_thread"
   count.times do |i|
+    lifetime = lambda do
     container, errors = runtime
     container.run_scriptlet(keys_prelude)
     container.run_scriptlet(WORK)
@@ -177,6 +187,8 @@ when "teardown"
     container.terminate
     providers_left += 1 if provider_registered
     container = nil
+    end
+    own_thread ? Thread.new(&lifetime).join : lifetime.call
     if [count / 2 - 1, count - 1].include?(i)
       gc_until_collected(refs, seconds: 20)
       rss[i + 1] = rss_mb
@@ -193,6 +205,31 @@ when "teardown"
   result[:rss_mb] = rss
   # A SecureRandom the JDK kept from a torn-down runtime still works (on the JDK's generator).
   result[:uuid_after] = java.util.UUID.randomUUID.to_s
+when "copy_faults"
+  require "fileutils"
+  dir = ARGV.fetch(1)
+  first, = runtime
+  first.run_scriptlet("require 'fast_random'; FastRandom::EC.engine")
+  private_dir = "#{dir}/private"
+  FileUtils.mkdir_p(private_dir)
+  File.chmod(0o700, private_dir)
+  cases = {
+    "writable_by_others" => -> { FileUtils.mkdir_p("#{dir}/open"); File.chmod(0o777, "#{dir}/open"); "#{dir}/open" },
+    "a_file" => -> { File.write("#{dir}/file", ""); "#{dir}/file" },
+    "a_link" => -> { File.symlink(private_dir, "#{dir}/link") unless File.symlink?("#{dir}/link"); "#{dir}/link" },
+    "private" => -> { private_dir }
+  }
+  result[:cases] = cases.to_h do |name, make|
+    java.lang.System.set_property("fast_random.native.dir", make.call)
+    container, errors = runtime
+    report = JSON.parse(container.run_scriptlet("require 'fast_random'; require 'openssl'\n#{REPORT}"))
+    report["errors"] = errors.to_s
+    container.terminate
+    [name, report]
+  end
+  result[:left_in_private_dir] = Dir.children(private_dir)
+  result[:first] = JSON.parse(first.run_scriptlet("require 'openssl'\n#{REPORT}"))
+  first.terminate
 else
   abort "unknown scenario #{scenario}"
 end

@@ -1,5 +1,9 @@
 package fastrandom.jca;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandleProxies;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -15,7 +19,10 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -197,7 +204,7 @@ public final class JvmProvider {
         URL jar = source == null ? null : source.getLocation();
         if (jar == null) throw new IllegalStateException("no code source");
         // Loaded now, all of them, so the loader can close the jar: it needs nothing else later.
-        try (URLClassLoader loader = new URLClassLoader(new URL[] { jar }, ClassLoader.getSystemClassLoader().getParent())) {
+        try (URLClassLoader loader = detachedLoader(jar)) {
             Class<?> shell = null;
             for (String name : SHELL_CLASSES) {
                 Class<?> loaded = Class.forName(name, true, loader);
@@ -205,6 +212,28 @@ public final class JvmProvider {
             }
             return shell;
         }
+    }
+
+    /**
+     * A URLClassLoader over {@code jar} whose parent is the JDK's platform
+     * loader, made by JDK code alone. Before Java 24 a URLClassLoader keeps
+     * the access-control context of its maker's stack: the protection
+     * domains of every class on it, ours and the calling runtime's (so
+     * their class loaders). So it is made on a thread of the JDK's common
+     * pool (whose context the JDK makes clean), by its constructor through
+     * a method handle, with none of our frames on that thread's stack. A
+     * pool that runs no threads makes it here, with that context.
+     */
+    private static URLClassLoader detachedLoader(URL jar) throws Exception {
+        URL[] urls = { jar };
+        ClassLoader parent = ClassLoader.getSystemClassLoader().getParent();
+        if (ForkJoinPool.getCommonPoolParallelism() < 1) return new URLClassLoader(urls, parent);
+        MethodHandle constructor = MethodHandles.publicLookup().findConstructor(URLClassLoader.class,
+                MethodType.methodType(void.class, URL[].class, ClassLoader.class));
+        @SuppressWarnings("unchecked")
+        Callable<Object> make = MethodHandleProxies.asInterfaceInstance(Callable.class,
+                MethodHandles.insertArguments(constructor, 0, urls, parent));
+        return (URLClassLoader) ForkJoinPool.commonPool().submit(make).get(30, TimeUnit.SECONDS);
     }
 
     /** The provider's services, registered in the shell, and the instances they make. */

@@ -55,6 +55,27 @@ public final class GmpLibrary {
     }
 
     /**
+     * The runtime whose class loader loaded these classes is being torn
+     * down: JNA's direct mapping of jnagmp's LibGmp holds its methods in
+     * JNI global references until unregistered, which would keep that
+     * class loader, and the whole runtime, reachable for good. GMP is not
+     * used again here.
+     */
+    public static void release() {
+        synchronized (LOCK) {
+            if (loaded == null) return;
+            loaded = null;
+            failure = "released: its JRuby runtime was torn down";
+            tried = true;
+            try {
+                com.sun.jna.Native.unregister(com.squareup.jnagmp.LibGmp.class);
+            } catch (LinkageError | RuntimeException e) {
+                // JNA or jnagmp gone already: nothing is registered
+            }
+        }
+    }
+
+    /**
      * Which libgmp is in use, e.g. {@code "system GMP 6.2.1
      * (/usr/lib/x86_64-linux-gnu/libgmp.so.10)"}; {@code "unavailable: REASON"}
      * when none loaded.

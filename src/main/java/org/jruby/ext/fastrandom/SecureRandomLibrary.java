@@ -10,6 +10,7 @@ import fastrandom.jca.BouncyCastleRegistrar;
 import fastrandom.jca.JvmProvider;
 import fastrandom.jni.NativeLibrary;
 import fastrandom.random.Diagnostics;
+import fastrandom.rsa.GmpLibrary;
 
 /**
  * Loaded by {@code require "fast_random"} (lib/fast_random.rb, through
@@ -61,7 +62,8 @@ public final class SecureRandomLibrary implements Library {
      * program's at_exit blocks: the JVM-wide provider leaves the JVM's list
      * if this runtime installed it, the tearing-down thread forgets
      * BouncyCastle's thread-local parameters ({@link BouncyCastleRegistrar}),
-     * and the warnings stop going to this runtime. A post-exit function, not
+     * jnagmp's JNA registration is undone ({@link GmpLibrary#release}), and
+     * the warnings stop going to this runtime. A post-exit function, not
      * an internal finalizer: the runtime holds those only weakly, and the
      * JVM's finalization would call their finalize() once more. It holds
      * the sink, which Diagnostics holds weakly, as long as the runtime lives.
@@ -83,6 +85,8 @@ public final class SecureRandomLibrary implements Library {
                 if (fastRandom instanceof RubyModule && OpenSSLHook.installed((RubyModule) fastRandom)) {
                     BouncyCastleRegistrar.forgetCallingThread(runtime.getJRubyClassLoader());
                 }
+                // Only where these classes are this runtime's alone (not on a class path runtimes share).
+                if (SecureRandomLibrary.class.getClassLoader() == runtime.getJRubyClassLoader()) GmpLibrary.release();
             } finally {
                 Diagnostics.detach(warnings);
             }
