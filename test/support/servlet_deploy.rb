@@ -61,24 +61,33 @@ module ServletDeploy
 
   # Runs the harness for the JRuby version given ("10.1.0.0" or "9.4.15.0"),
   # fast_random required in the app or not; returns a Result.
-  def run(jruby, fast_random: true, deploys: 20, requests: 12, concurrency: 4, gc_seconds: 60, heap_dump: nil)
+  def run(jruby, fast_random: true, deploys: 20, requests: 12, concurrency: 4, gc_seconds: 60, heap_dump: nil,
+          stock_workarounds: true, jruby_in: :container)
     jruby_jar, java_home, (rack_jar, *tomcat_jars) = environment(jruby)
     dir = File.join(WORK, jruby)
     classes = compile(java_home, tomcat_jars, File.join(dir, "classes"))
-    webapp = build_webapp(File.join(dir, fast_random ? "webapp" : "webapp-stock"), jruby_jar, rack_jar, fast_random)
+    webapp = build_webapp(File.join(dir, fast_random ? "webapp" : "webapp-stock"), jruby_jar, rack_jar, fast_random, jruby_in)
     base = File.join(dir, "tomcat")
-    FileUtils.rm_rf(base)
-    FileUtils.mkdir_p(base)
+    java_tmp = File.join(dir, "java-tmp")
+    FileUtils.rm_rf([base, java_tmp])
+    FileUtils.mkdir_p([base, java_tmp])
 
-    jvm = %w[-Xmx1g -XX:+UseG1GC]
+    # C1 only: every deploy loads JRuby anew, and C2's work on code that an
+    # undeploy throws away costs more than it gains (a third of the time).
+    jvm = %w[-Xmx1g -XX:+UseG1GC -XX:TieredStopAtLevel=1]
     # Soft references are cleared at every collection, so that the leak
     # check sees only what is strongly held (JRuby caches some things softly).
     jvm << "-XX:SoftRefLRUPolicyMSPerMB=0"
     # As bin/jruby runs JRuby 10 on JDK 24+: native access and Unsafe allowed.
     jvm += %w[--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow] if jruby.start_with?("10.")
+    # A java.io.tmpdir of its own (JRuby extracts jars into it; see
+    # Harness.java on its jruby-PID directory).
+    jvm << "-Djava.io.tmpdir=#{java_tmp}"
     jvm << "-Dservletdeploy.heapdump=#{heap_dump}" if heap_dump
+    jvm << "-Dservletdeploy.stock_workarounds=false" unless stock_workarounds
     command = [File.join(java_home, "bin/java"), *jvm, *ENV.fetch("FAST_RANDOM_JAVA_OPTS", "").split,
-               "-cp", [classes, *tomcat_jars].join(File::PATH_SEPARATOR), "servletdeploy.Harness",
+               "-cp", [classes, *tomcat_jars, *(jruby_jar if jruby_in == :container)].join(File::PATH_SEPARATOR),
+               "servletdeploy.Harness",
                webapp, base, deploys.to_s, requests.to_s, concurrency.to_s, gc_seconds.to_s]
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     # The container inherits this process's environment, FAST_RANDOM_* (the
@@ -105,23 +114,30 @@ module ServletDeploy
     classes
   end
 
-  # The exploded web app as Warbler packs one: JRuby (jruby-complete) and
-  # jruby-rack in WEB-INF/lib, not on the container's class path. So each
-  # deploy's web-app class loader loads JRuby afresh and its runtimes are
-  # as new as in a fresh JVM (only what the JDK itself keeps is shared),
-  # and once undeployed, everything of it can be collected, the test of
-  # which needs it so: a JRuby on the container's class path would outlive
-  # every deploy. fast_random's own classes load where `require` puts its
-  # jar: into each runtime's JRuby class loader.
-  def build_webapp(webapp, jruby_jar, rack_jar, fast_random)
+  # The exploded web app. jruby-rack is in its WEB-INF/lib; JRuby
+  # (jruby-complete) is on the container's class path (jruby_in: :container,
+  # as with jruby.jar in a Tomcat's lib/), or in WEB-INF/lib too, as Warbler
+  # packs it (jruby_in: :webapp). Either way jruby-rack makes a new pool of
+  # runtimes at every deploy, each of which loads fast_random's jar into a
+  # class loader of its own (its JRubyClassLoader), which is what the test
+  # is about; the container's class path is the default because stock JRuby
+  # in WEB-INF/lib can never be collected: jffi 1.3.15 (JRuby 9.4.15 and
+  # 10.1 alike), when JRuby's socket library opens libc, registers the
+  # library with a java.lang.ref.Cleaner whose action, an inner class,
+  # holds the library itself, so the library never becomes phantom
+  # reachable and jffi's Cleaner thread keeps the action, its class and so
+  # the web app's class loader, and all of JRuby in it, for the JVM's life.
+  # With JRuby on the container's class path that one libc library is
+  # JVM-wide and pins no deploy.
+  def build_webapp(webapp, jruby_jar, rack_jar, fast_random, jruby_in)
     web_inf = File.join(webapp, "WEB-INF")
     lib = File.join(web_inf, "lib")
+    FileUtils.rm_rf(lib)
     FileUtils.mkdir_p(lib)
-    { jruby_jar => "jruby-complete.jar", rack_jar => "jruby-rack.jar" }.each do |jar, name|
+    jars = { rack_jar => "jruby-rack.jar" }
+    jars[jruby_jar] = "jruby-complete.jar" if jruby_in == :webapp
+    jars.each do |jar, name|
       target = File.join(lib, name)
-      next if File.file?(target) && File.size(target) == File.size(jar) && File.mtime(target) >= File.mtime(jar)
-
-      FileUtils.rm_f(target)
       begin
         FileUtils.ln(jar, target) # Tomcat does not follow symbolic links by default
       rescue SystemCallError

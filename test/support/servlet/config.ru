@@ -27,10 +27,14 @@ EC_KEY = OpenSSL::PKey::EC.generate("prime256v1")
 EC_PUBLIC = OpenSSL::PKey::EC.new(EC_KEY.public_to_der)
 EC_SIGNATURE = EC_KEY.sign("SHA256", MESSAGE)
 
-# The class loader of fast_random's Java classes in this runtime (or, on
-# stock JRuby, of JRuby's own), noted by weak reference in the harness.
-IDENTITY_CLASS = FAST_RANDOM_LIB.empty? ? Java::OrgJruby::Ruby : Java::FastrandomJni::NativeLibrary
-APP_LOADER = IDENTITY_CLASS.java_class.then { |c| c.respond_to?(:class_loader) ? c.class_loader : c.getClassLoader }
+# The class loader of fast_random's Java classes in this runtime (on stock
+# JRuby, the runtime's own JRubyClassLoader), noted by weak reference in the
+# harness.
+APP_LOADER = if FAST_RANDOM_LIB.empty?
+               JRuby.runtime.getJRubyClassLoader
+             else
+               Java::FastrandomJni::NativeLibrary.java_class.then { |c| c.respond_to?(:class_loader) ? c.class_loader : c.getClassLoader }
+             end
 
 def identity(object)
   java.lang.Integer.toHexString(java.lang.System.identityHashCode(object))

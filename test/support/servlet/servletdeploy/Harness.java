@@ -3,7 +3,6 @@ package servletdeploy;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.InputStream;
-import java.lang.ref.WeakReference;
 import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +28,7 @@ import org.apache.tomcat.util.scan.StandardJarScanner;
 
 /**
  * Deploys one exploded web application (jruby-rack's RackFilter in front of
- * a config.ru, JRuby and jruby-rack in its WEB-INF/lib) into an embedded
+ * a config.ru; test/support/servlet_deploy.rb says where JRuby is) into an embedded
  * Tomcat 9 on 127.0.0.1, requests it over HTTP, undeploys it, and does that
  * again and again in this one JVM; then checks that every web-app class
  * loader, and every class loader the application reported through
@@ -72,33 +71,54 @@ public final class Harness {
         int port = tomcat.getConnector().getLocalPort();
         emit("{\"event\":\"started\",\"port\":" + port + "}");
 
-        List<WeakReference<ClassLoader>> webappLoaders = new ArrayList<>();
-        int requestFailures = 0;
+        // Stock JRuby (9.4 and 10.1) keeps a web app's class loader in ways
+        // that are no business of fast_random's, which this harness steps
+        // around unless -Dservletdeploy.stock_workarounds=false:
+        // - JRubyClassLoader.getTempDir() registers a JVM shutdown hook (a
+        //   Thread subclass of the web app's JRuby, which pins its class
+        //   loader for the JVM's life) when it creates java.io.tmpdir/jruby-PID,
+        //   which is in the first deploy that loads a jar out of a jar
+        //   (jruby-openssl's BouncyCastle); the directory is made here first.
+        // - Ruby's DEDUP_WRAPPER_CACHE and LibrarySearcher's key wrappers are
+        //   ThreadLocals whose values (of JRuby's classes) stay in every
+        //   thread that ran Ruby code until that thread ends or happens to
+        //   expunge them: so each deploy starts and stops on a thread of its
+        //   own, and the connector's request threads are stopped after the
+        //   last undeploy, before the class loaders are looked for.
+        // - With JRuby on the container's class path, classes of it keep an
+        //   exception made once, when the class initializes, whose stack
+        //   trace holds the classes on the stack then, jruby-rack's of the
+        //   first deploy among them (IRRuntimeHelpers' InvalidKeyException,
+        //   joni's Matcher's InterruptedException): a runtime booted and
+        //   torn down here first initializes them, as a container in which
+        //   JRuby ran before would have.
+        boolean workarounds = !"false".equals(System.getProperty("servletdeploy.stock_workarounds"));
+        if (workarounds) {
+            new File(System.getProperty("java.io.tmpdir"), "jruby-" + ProcessHandle.current().pid()).mkdirs();
+            warmUpJRuby();
+        }
+        int[] requestFailures = {0};
         for (int deploy = 1; deploy <= deploys; deploy++) {
-            long start = System.nanoTime();
-            Context context = deploy(tomcat.getHost(), webapp);
-            if (!context.getState().isAvailable()) {
-                emit("{\"event\":\"deploy\",\"deploy\":" + deploy + ",\"available\":false,\"state\":"
-                     + quote(String.valueOf(context.getState())) + "}");
-                tomcat.getHost().removeChild(context);
-                requestFailures++;
+            int number = deploy;
+            Callable<Void> cycle = () -> {
+                cycle(tomcat, webapp, port, number, requests, concurrency, requestFailures);
+                return null;
+            };
+            if (!workarounds) {
+                cycle.call();
                 continue;
             }
-            ClassLoader loader = context.getLoader().getClassLoader();
-            webappLoaders.add(new WeakReference<>(loader));
-            Probe.webappLoader(deploy, loader);
-            emit("{\"event\":\"deploy\",\"deploy\":" + deploy + ",\"available\":true,\"ms\":" + millis(start)
-                 + ",\"loader\":" + quote(Probe.describe(loader)) + "}");
-            loader = null;
-
-            String url = "http://127.0.0.1:" + port + CONTEXT_PATH + "/?deploy=" + deploy;
-            requestFailures += requestAll(deploy, url, requests, concurrency);
-
-            start = System.nanoTime();
-            tomcat.getHost().removeChild(context);
-            context = null;
-            emit("{\"event\":\"undeploy\",\"deploy\":" + deploy + ",\"ms\":" + millis(start) + "}");
+            Thread thread = new Thread(() -> {
+                try {
+                    cycle.call();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }, "deploy-" + deploy);
+            thread.start();
+            thread.join();
         }
+        if (workarounds) tomcat.getConnector().stop();
 
         List<Probe.Entry> entries = Probe.entries();
         long gcStart = System.nanoTime();
@@ -127,7 +147,8 @@ public final class Harness {
         for (Probe.Entry entry : entries) if (entry.kind.equals("webapp")) webapp_total++;
         String dump = System.getProperty("servletdeploy.heapdump");
         if (dump != null && !left.isEmpty()) heapDump(dump);
-        emit("{\"event\":\"summary\",\"deploys\":" + deploys + ",\"request_failures\":" + requestFailures
+        emit("{\"event\":\"summary\",\"deploys\":" + deploys + ",\"request_failures\":" + requestFailures[0]
+             + ",\"stock_workarounds\":" + workarounds
              + ",\"webapp_loaders\":" + webapp_total + ",\"app_loaders\":" + (entries.size() - webapp_total)
              + ",\"webapp_loaders_left\":" + webapp_left + ",\"app_loaders_left\":" + app_left
              + ",\"gc_ms\":" + millis(gcStart) + ",\"total_ms\":" + millis(begin)
@@ -136,6 +157,53 @@ public final class Harness {
         entries = null;
         tomcat.stop();
         tomcat.destroy();
+    }
+
+    /** Boots a JRuby runtime, runs a little, tears it down, if JRuby is on the class path. */
+    static void warmUpJRuby() throws Exception {
+        Class<?> ruby;
+        try {
+            ruby = Class.forName("org.jruby.Ruby", true, Harness.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            return; // JRuby is in WEB-INF/lib
+        }
+        long start = System.nanoTime();
+        Object runtime = ruby.getMethod("newInstance").invoke(null);
+        ruby.getMethod("evalScriptlet", String.class).invoke(runtime,
+            "require 'json'; require 'openssl'; require 'securerandom'; require 'socket'; "
+            + "/a+(b)/ =~ 'aab'; Thread.new { SecureRandom.uuid }.join; JSON.generate('a' => [1]); "
+            + "begin; raise 'x'; rescue => e; e.backtrace; end");
+        ruby.getMethod("tearDown").invoke(runtime);
+        emit("{\"event\":\"warm_up\",\"ms\":" + millis(start) + "}");
+    }
+
+    /** One deploy: start, requests, undeploy. */
+    static void cycle(Tomcat tomcat, File webapp, int port, int deploy, int requests, int concurrency,
+                      int[] requestFailures) throws Exception {
+        long start = System.nanoTime();
+        Context context = deploy(tomcat.getHost(), webapp);
+        if (!context.getState().isAvailable()) {
+            emit("{\"event\":\"deploy\",\"deploy\":" + deploy + ",\"available\":false,\"state\":"
+                 + quote(String.valueOf(context.getState())) + "}");
+            tomcat.getHost().removeChild(context);
+            requestFailures[0]++;
+            return;
+        }
+        ClassLoader loader = context.getLoader().getClassLoader();
+        Probe.webappLoader(deploy, loader);
+        emit("{\"event\":\"deploy\",\"deploy\":" + deploy + ",\"available\":true,\"ms\":" + millis(start)
+             + ",\"loader\":" + quote(Probe.describe(loader)) + "}");
+        loader = null;
+
+        String url = "http://127.0.0.1:" + port + CONTEXT_PATH + "/?deploy=" + deploy;
+        int failures = requestAll(deploy, url, requests, concurrency);
+        synchronized (requestFailures) {
+            requestFailures[0] += failures;
+        }
+
+        start = System.nanoTime();
+        tomcat.getHost().removeChild(context);
+        emit("{\"event\":\"undeploy\",\"deploy\":" + deploy + ",\"ms\":" + millis(start) + "}");
     }
 
     /** Adds the web application at CONTEXT_PATH and starts it (as a host deploys a directory). */
