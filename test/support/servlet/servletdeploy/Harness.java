@@ -92,7 +92,18 @@ public final class Harness {
         //   joni's Matcher's InterruptedException): a runtime booted and
         //   torn down here first initializes them, as a container in which
         //   JRuby ran before would have.
+        // - JRuby 9.4 (9.4.15 on Java 17) keeps its Java integration's
+        //   per-class data in a java.lang.ClassValue by default
+        //   (jruby.ji.class.values=STABLE): the values, which hold the
+        //   runtime, sit in the Java classes' (String's, Object's...) class
+        //   value maps, keyed weakly by the ClassValue that they themselves
+        //   keep alive, so no runtime of any deploy is ever collected. The
+        //   per-runtime map (HARD_MAP) is used instead; JRuby 10.1 on Java
+        //   25 does not leak so, and is left as it is.
         boolean workarounds = !"false".equals(System.getProperty("servletdeploy.stock_workarounds"));
+        if (workarounds && jrubyVersion().startsWith("9.") && System.getProperty("jruby.ji.class.values") == null) {
+            System.setProperty("jruby.ji.class.values", "HARD_MAP");
+        }
         if (workarounds) {
             new File(System.getProperty("java.io.tmpdir"), "jruby-" + ProcessHandle.current().pid()).mkdirs();
             warmUpJRuby();
@@ -149,6 +160,7 @@ public final class Harness {
         if (dump != null && !left.isEmpty()) heapDump(dump);
         emit("{\"event\":\"summary\",\"deploys\":" + deploys + ",\"request_failures\":" + requestFailures[0]
              + ",\"stock_workarounds\":" + workarounds
+             + ",\"ji_class_values\":" + quote(String.valueOf(System.getProperty("jruby.ji.class.values")))
              + ",\"webapp_loaders\":" + webapp_total + ",\"app_loaders\":" + (entries.size() - webapp_total)
              + ",\"webapp_loaders_left\":" + webapp_left + ",\"app_loaders_left\":" + app_left
              + ",\"gc_ms\":" + millis(gcStart) + ",\"total_ms\":" + millis(begin)
@@ -157,6 +169,16 @@ public final class Harness {
         entries = null;
         tomcat.stop();
         tomcat.destroy();
+    }
+
+    /** The version of the JRuby on the class path, or "" when there is none. */
+    static String jrubyVersion() {
+        try {
+            Class<?> constants = Class.forName("org.jruby.runtime.Constants", true, Harness.class.getClassLoader());
+            return String.valueOf(constants.getField("VERSION").get(null));
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return "";
+        }
     }
 
     /** Boots a JRuby runtime, runs a little, tears it down, if JRuby is on the class path. */
