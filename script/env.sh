@@ -41,6 +41,19 @@ FR_CONCURRENT_RUBY_VERSION="1.1.7"
 fr_concurrent_ruby_dir() {
   echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/concurrent-ruby-$FR_CONCURRENT_RUBY_VERSION"
 }
+
+# For test/servlet_deploy_test.rb only: jruby-rack and an embedded servlet
+# container to deploy a Rack app into, again and again in one JVM.
+# jruby-rack 1.2.6 is the newest that resolves from Maven Central (1.2.7 is
+# tagged in its git but does not resolve) and the first to fix RubyGems'
+# early start on JRuby 9.4+ (on JRuby 10 it cannot write a body by #each:
+# test/support/servlet/config.ru says how the app avoids that); 1.2.x is
+# written to the javax.servlet API (Servlet 3.0), so the container is Tomcat
+# 9, the last javax one (10 and later are jakarta.*), with the annotations
+# API that tomcat-embed-core 9 declares.
+FR_SERVLET_TEST_JARS="org.jruby.rack:jruby-rack:1.2.6 org.apache.tomcat.embed:tomcat-embed-core:9.0.112
+  org.apache.tomcat:tomcat-annotations-api:9.0.112"
+
 # What `rake quality` (bin/quality) adds: the dieharder battery and rngtest.
 FR_QUALITY_PACKAGES="dieharder rng-tools5"
 
