@@ -3,7 +3,7 @@
 require_relative "test_helper"
 require_relative "support/servlet_deploy"
 
-# Issue 27: many JRuby runtimes in one JVM, as a servlet container has them.
+# Many JRuby runtimes in one JVM, as a servlet container has them.
 #
 # How the container starts: test/support/servlet_deploy.rb compiles
 # test/support/servlet/servletdeploy/*.java with javac of the JDK this

@@ -32,7 +32,6 @@ import fastrandom.ec.jca.EcServices;
 import fastrandom.jni.LibCrypto;
 import fastrandom.random.Call;
 import fastrandom.random.Diagnostics;
-import fastrandom.random.GeneratorSecureRandom;
 import fastrandom.rsa.jca.JvmRsaCipher;
 import fastrandom.rsa.jca.JvmRsaPssSignature;
 import fastrandom.rsa.jca.JvmRsaSignature;
@@ -252,8 +251,8 @@ public final class JvmProvider {
             BiFunction<String, String, Provider> next = (type, algorithm) -> NextProvider.after(shell, type, algorithm);
 
             // First: the SecureRandom new SecureRandom() picks is the first one its provider registered.
-            service("SecureRandom", SECURE_RANDOM, attributes("ThreadSafe", "true"), GeneratorSecureRandom.Spi::new,
-                    Collections.emptyList());
+            // The shell makes its instances itself (ForwardingSecureRandomSpi, over RandomBytes).
+            register("SecureRandom", SECURE_RANDOM, SHELL_CLASSES[2], Collections.emptyList(), attributes("ThreadSafe", "true"));
 
             rsaSignature("SHA1withRSA", LibCrypto.Hash.SHA1, next, "1.2.840.113549.1.1.5", "1.3.14.3.2.29");
             rsaSignature("SHA224withRSA", LibCrypto.Hash.SHA224, next, "1.2.840.113549.1.1.14");
@@ -297,9 +296,11 @@ public final class JvmProvider {
         private void service(String type, String algorithm, Map<String, String> attributes, Supplier<Object> instances,
                              List<String> aliases) {
             factories.put(type + "." + algorithm, instances);
+            register(type, algorithm, instances.get().getClass().getName(), aliases, attributes);
+        }
+
+        private void register(String type, String algorithm, String className, List<String> aliases, Map<String, String> attributes) {
             try {
-                // (The shell serves SecureRandom itself, through ForwardingSecureRandomSpi.)
-                String className = "SecureRandom".equals(type) ? SHELL_CLASSES[2] : instances.get().getClass().getName();
                 addService.invoke(shell, type, algorithm, className, aliases, attributes);
             } catch (IllegalAccessException | InvocationTargetException e) {
                 throw new IllegalStateException("cannot register " + type + "." + algorithm, e);

@@ -5,9 +5,9 @@ import java.security.SecureRandomSpi;
 
 /**
  * A {@link SecureRandom} that draws from the calling thread's generator (see
- * {@link ThreadGenerators}), for Java APIs that want one (PSS salts, say),
- * and the SPI behind the JVM-wide provider's SecureRandom
- * ({@code fastrandom.jca.JvmProvider}). Caller-supplied seeds are ignored:
+ * {@link ThreadGenerators}), for Java APIs that want one (PSS salts, say).
+ * (The JVM-wide provider's SecureRandoms reach the same generators through
+ * {@code fastrandom.jca.detached.ForwardingSecureRandomSpi}.) Caller-supplied seeds are ignored:
  * the generators seed themselves from the OS. {@code generateSeed} reads the
  * OS directly. Thread-safe without a lock: every thread draws from its own
  * generator.
@@ -22,7 +22,7 @@ public final class GeneratorSecureRandom extends SecureRandom {
     }
 
     /** The SPI: the calling thread's generator. */
-    public static final class Spi extends SecureRandomSpi {
+    private static final class Spi extends SecureRandomSpi {
         private static final long serialVersionUID = 1L;
 
         @Override

@@ -77,20 +77,34 @@ public final class SecureRandomLibrary implements Library {
             this.warnings = warnings;
         }
 
+        /** Each step on its own: a failure is reported and never stops the others, nor the runtime's own teardown. */
         @Override
         public int applyAsInt(ThreadContext context) {
             try {
                 JvmProvider.tearDown(runtime);
+            } catch (RuntimeException | LinkageError e) {
+                failed("the JVM-wide provider could not be taken out of the JVM's list", e);
+            }
+            try {
                 IRubyObject fastRandom = runtime.getObject().getConstantAt("FastRandom");
                 if (fastRandom instanceof RubyModule && OpenSSLHook.installed((RubyModule) fastRandom)) {
                     BouncyCastleRegistrar.forgetCallingThread(runtime.getJRubyClassLoader());
                 }
                 // Only where these classes are this runtime's alone (not on a class path runtimes share).
                 if (SecureRandomLibrary.class.getClassLoader() == runtime.getJRubyClassLoader()) GmpLibrary.release();
-            } finally {
-                Diagnostics.detach(warnings);
+            } catch (RuntimeException | LinkageError e) {
+                failed("a reference to this runtime could not be released", e);
             }
+            Diagnostics.detach(warnings);
             return 0;
+        }
+
+        private void failed(String what, Throwable e) {
+            try {
+                Diagnostics.warn("at teardown, " + what + " (" + e + ")");
+            } catch (RuntimeException | LinkageError ignored) {
+                // $stderr is gone too: nothing more to say
+            }
         }
     }
 
