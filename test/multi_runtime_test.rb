@@ -23,6 +23,12 @@ class MultiRuntimeTest < Minitest::Test
 
   # [EC, RSA]: what this runtime, alone in its JVM, gets; the native
   # engines wherever the pass has the library.
+  # What a runtime wrote to its $stderr, but the one warning a pass without
+  # the CPU's generator expects from every runtime (cpu_random_test.rb).
+  def warnings(report)
+    report["errors"].lines.grep_v(/seeding from the OS only, without CPU entropy/).join
+  end
+
   def expected_engines
     require "openssl"
     engines = [FastRandom::EC.engine.to_s, FastRandom::RSA.engine.to_s]
@@ -42,7 +48,7 @@ class MultiRuntimeTest < Minitest::Test
       assert_equal i.positive? && TestHelper.native_library_expected?, report["private_copy"], "runtime #{i}"
       # 50 from the shared work, then 10, 20, 30: each runtime counts its own calls only.
       assert_equal 50 + 10 * (i + 1), report["uuid_calls"], "runtime #{i}'s stats"
-      assert_equal "", report["errors"], "runtime #{i} warned" if TestHelper.native_library_expected?
+      assert_equal "", warnings(report), "runtime #{i} warned" if TestHelper.native_library_expected?
     end
   end
 
@@ -72,6 +78,22 @@ class MultiRuntimeTest < Minitest::Test
     assert_nil result["provider_after"]
   end
 
+  def teardown_loop(count, *options)
+    jruby94 = JRUBY_VERSION.start_with?("9.4")
+    scenario("teardown", count.to_s, *("own_thread" if jruby94), *options,
+             java_options: "-Xmx600m#{' -Djruby.ji.class.values=HARD_MAP' if jruby94}")
+  end
+
+  # RSA on jnagmp (JNA's direct mapping keeps its methods in JNI global
+  # references until fast_random unregisters them at teardown).
+  def test_runtimes_on_the_gmp_engine_are_collected_too
+    skip HEAVY unless TestHelper.main_pass?
+
+    result = teardown_loop(4, "gmp")
+    assert_equal({ "#{expected_engines.first}/gmp" => 4 }, result["engines"])
+    assert_equal 0, result["alive"], "class loaders of torn-down runtimes still reachable: #{result['alive_indexes']}"
+  end
+
   # 50 runtimes, each doing a request's crypto (uuids, RSA signing, EC
   # verification through jruby-openssl), every other one installing the
   # JVM-wide provider and making the JDK cache a SecureRandom of it
@@ -87,9 +109,7 @@ class MultiRuntimeTest < Minitest::Test
   def test_torn_down_runtimes_leave_nothing_behind
     skip HEAVY unless TestHelper.main_pass?
 
-    jruby94 = JRUBY_VERSION.start_with?("9.4")
-    result = scenario("teardown", "50", *("own_thread" if jruby94),
-                      java_options: "-Xmx600m#{' -Djruby.ji.class.values=HARD_MAP' if jruby94}")
+    result = teardown_loop(50)
     assert_equal({ expected_engines.join("/") => 50 }, result["engines"])
     assert_equal 0, result["providers_left"], "no teardown left the provider in the JVM's list"
     assert_equal 0, result["alive"], "class loaders of torn-down runtimes still reachable: #{result['alive_indexes']}"
@@ -110,7 +130,7 @@ class MultiRuntimeTest
     Dir.mktmpdir("fast_random-copies") do |dir|
       result = scenario("copy_faults", dir)
       { "writable_by_others" => /others may write to it/, "a_file" => /not a directory/,
-        "a_link" => /not a directory/ }.each do |name, why|
+        "a_link" => /is a symbolic link/ }.each do |name, why|
         report = result["cases"].fetch(name)
         assert_equal %w[java gmp], report.values_at("ec_engine", "rsa_engine"), "#{name}: #{report}"
         assert_equal false, report["rdrand"], name
@@ -121,7 +141,7 @@ class MultiRuntimeTest
       good = result["cases"].fetch("private")
       assert_equal expected_engines, good.values_at("ec_engine", "rsa_engine")
       assert_equal true, good["private_copy"]
-      assert_equal "", good["errors"]
+      assert_equal "", warnings(good)
       assert_empty result["left_in_private_dir"], "the copy is deleted once loaded"
       assert_equal expected_engines, result["first"].values_at("ec_engine", "rsa_engine"), "the first runtime never noticed"
     end

@@ -312,8 +312,8 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
 #define NID_P256 415
 #define NID_P521 716
 
-static int live_tables; /* atomic */
-static unsigned long table_verifications; /* atomic: verifications decided on a table, process-wide */
+static int live_tables; /* atomic: tables that exist, in this copy of the library */
+static unsigned long table_verifications; /* atomic: verifications decided on a table, by this copy of the library (one per JRuby runtime) */
 #ifdef FAST_RANDOM_TEST_BUILD
 static int table_after_override = -1; /* atomic; tests: -1 the defaults, 0 never, n after n verifications */
 #endif

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
@@ -142,7 +143,10 @@ public final class JvmProvider {
      * generator; new instances are refused).
      */
     public static synchronized void tearDown(Object owner) {
-        if (current != null && current.owner == owner) uninstall();
+        if (current != null && current.owner == owner) {
+            uninstall();
+            current = null; // also when someone else took it out of the list
+        }
         for (Iterator<Installed> made = MADE.iterator(); made.hasNext(); ) {
             Installed provider = made.next();
             if (provider.owner != owner) continue;
@@ -200,8 +204,13 @@ public final class JvmProvider {
 
     private static Class<?> detachedShell() throws Exception {
         CodeSource source = JvmProvider.class.getProtectionDomain().getCodeSource();
-        URL jar = source == null ? null : source.getLocation();
-        if (jar == null) throw new IllegalStateException("no code source");
+        URL location = source == null ? null : source.getLocation();
+        // A file URL made afresh: one from elsewhere (a web app's jar: or vfs: URL) may carry a
+        // URLStreamHandler of the application's, which the loader would keep reachable.
+        if (location == null || !"file".equals(location.getProtocol())) {
+            throw new IllegalStateException("the jar is not a file (" + location + ")");
+        }
+        URL jar = new java.io.File(location.toURI()).toURI().toURL();
         // Loaded now, all of them, so the loader can close the jar: it needs nothing else later.
         try (URLClassLoader loader = detachedLoader(jar)) {
             Class<?> shell = null;
@@ -226,7 +235,9 @@ public final class JvmProvider {
     private static URLClassLoader detachedLoader(URL jar) throws Exception {
         URL[] urls = { jar };
         ClassLoader parent = ClassLoader.getSystemClassLoader().getParent();
-        if (ForkJoinPool.getCommonPoolParallelism() < 1) return new URLClassLoader(urls, parent);
+        if (ForkJoinPool.getCommonPoolParallelism() < 1 || Thread.currentThread() instanceof ForkJoinWorkerThread) {
+            return new URLClassLoader(urls, parent); // no pool thread to use (or this is one, and would run it here)
+        }
         MethodHandle constructor = MethodHandles.publicLookup().findConstructor(URLClassLoader.class,
                 MethodType.methodType(void.class, URL[].class, ClassLoader.class));
         @SuppressWarnings("unchecked")

@@ -110,15 +110,15 @@ public final class EcKey {
     /**
      * Verification tables (openssl_ec.c): a P-256 or P-521 public key that
      * keeps verifying gets a precomputed table of multiples of its point,
-     * which halves a P-256 verification. How many exist now, process-wide
-     * (at most 64); 0 before libcrypto was loaded.
+     * which halves a P-256 verification. How many exist now in this runtime (its own
+     * copy of the library; at most 64); 0 before libcrypto was loaded.
      */
     public static int liveVerifyTables() {
         return LibCrypto.usable ? liveVerifyTables0() : 0; // none before a key was made
     }
 
     /**
-     * How many verifications a verification table decided, process-wide,
+     * How many verifications a verification table decided in this runtime,
      * since libcrypto was loaded: not those whose table path failed and
      * {@code ECDSA_do_verify} decided instead. 0 before libcrypto was loaded.
      */

@@ -1,19 +1,21 @@
 package fastrandom.jni;
 
 import java.io.IOException;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -115,17 +117,23 @@ public final class NativeLibrary {
         Path directory = copyDirectory();
         Path copy = null;
         try {
+            if (!directory.isAbsolute()) return cannotCopy(original, directory, "not an absolute path");
             String problem = privateDirectory(directory);
             if (problem != null) return cannotCopy(original, directory, problem);
             removeStale(directory);
             copy = newFile(directory, ".so");
-            try (OutputStream out = Files.newOutputStream(copy, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                Files.copy(original, out);
+            Object written = fileKey(copy);
+            Set<OpenOption> writeOnly = new HashSet<>(Arrays.asList(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+            try (SeekableByteChannel out = Files.newByteChannel(copy, writeOnly)) {
+                ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(original));
+                while (bytes.hasRemaining()) out.write(bytes);
             }
+            // Only this user can write here (checked above, up to the root), and it is still the file we made.
+            if (!written.equals(fileKey(copy))) return cannotCopy(original, directory, "the copy was replaced");
             System.load(copy.toString());
             copied = true;
             return null;
-        } catch (IOException | UnsupportedOperationException | SecurityException | UnsatisfiedLinkError e) {
+        } catch (IOException | RuntimeException | UnsatisfiedLinkError e) {
             return cannotCopy(original, directory, e.toString());
         } finally {
             // Loaded (mapped) or not, the file has done its job.
@@ -139,6 +147,12 @@ public final class NativeLibrary {
         }
     }
 
+    private static Object fileKey(Path file) throws IOException {
+        PosixFileAttributes attributes = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!attributes.isRegularFile() || attributes.fileKey() == null) throw new IOException(file + " is not a regular file");
+        return attributes.fileKey();
+    }
+
     private static String cannotCopy(Path original, Path directory, String why) {
         return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
                 + "and a private copy could not be loaded from " + directory + " (" + why + "; -D" + COPY_DIRECTORY
@@ -149,39 +163,59 @@ public final class NativeLibrary {
     static Path copyDirectory() {
         String configured = System.getProperty(COPY_DIRECTORY);
         if (configured != null && !configured.isEmpty()) return Paths.get(configured);
-        return Paths.get(System.getProperty("user.home", "."), ".cache", "fast_random", "native");
+        return Paths.get(System.getProperty("user.home", "?"), ".cache", "fast_random", "native");
     }
 
     /**
      * Creates {@code directory} (mode 0700) if it is missing; null when it
-     * is a real directory (not a link), owned by this user and writable by
-     * no one else, so nobody else can put a file where we are about to load one.
+     * is a real directory (not a link) owned by this user and writable by
+     * no one else, and no directory above it lets anyone else swap it (each
+     * is root's or this user's, and writable by others only with the sticky
+     * bit, as /tmp is): so nobody else can put a file where we are about to
+     * load one.
      */
     static String privateDirectory(Path directory) throws IOException {
-        Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rwx------");
+        Path parent = directory.getParent();
+        if (parent == null) return "it has no parent directory";
+        Files.createDirectories(parent);
         if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
-            Files.createDirectories(directory.getParent());
             try {
-                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(owner));
+                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             } catch (FileAlreadyExistsException raced) {
                 // another runtime made it meanwhile: checked below like any other
             }
         }
-        PosixFileAttributeView view = Files.getFileAttributeView(directory, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-        if (view == null) return "the filesystem has no POSIX permissions";
-        PosixFileAttributes attributes = view.readAttributes();
+        PosixFileAttributes attributes = Files.readAttributes(directory, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (attributes.isSymbolicLink()) return "it is a symbolic link";
         if (!attributes.isDirectory()) return "it is not a directory";
+        int me = uidOfNewFile(directory);
+        if (uid(directory) != me) return "it belongs to " + attributes.owner().getName();
+        if ((mode(directory) & 0022) != 0) return "others may write to it (" + PosixFilePermissions.toString(attributes.permissions()) + ")";
+        for (Path above = parent.toRealPath(); above != null; above = above.getParent()) {
+            int owner = uid(above);
+            if (owner != 0 && owner != me) return above + " above it belongs to another user";
+            int mode = mode(above);
+            if ((mode & 0022) != 0 && (mode & 01000) == 0) return "others may write to " + above + " above it";
+        }
+        return null;
+    }
+
+    private static int uid(Path path) throws IOException {
+        return (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static int mode(Path path) throws IOException {
+        return (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** This process's user id: the owner of a file it makes (in {@code directory}, removed at once). */
+    private static int uidOfNewFile(Path directory) throws IOException {
         Path probe = newFile(directory, ".owner");
         try {
-            if (!attributes.owner().equals(Files.getOwner(probe))) return "it belongs to " + attributes.owner().getName();
+            return uid(probe);
         } finally {
             Files.deleteIfExists(probe);
         }
-        Set<PosixFilePermission> permissions = attributes.permissions();
-        if (permissions.contains(PosixFilePermission.GROUP_WRITE) || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
-            return "others may write to it (" + PosixFilePermissions.toString(permissions) + ")";
-        }
-        return null;
     }
 
     /**

@@ -1,43 +1,13 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require "openssl"
+require_relative "jca_provider_test"
 
 # The JVM-wide provider against the JDK's own providers where a review found
-# them apart (issue 27): ECDH's state after generateSecret (SunEC's), RSA
-# signatures of the wrong length (SunRsaSign's SignatureException), and what
-# the fallback warnings say runs instead (the next JCA provider, named, not
-# jruby-openssl's code).
-class EcProviderFixesTest < Minitest::Test
-  Security = java.security.Security
-  Signature = java.security.Signature
-  KeyAgreement = javax.crypto.KeyAgreement
-  LibCrypto = Java::FastrandomJni::LibCrypto
-  PSSParameterSpec = java.security.spec.PSSParameterSpec
-  MGF1ParameterSpec = java.security.spec.MGF1ParameterSpec
-  MESSAGE = "fast_random against the JDK".to_java_bytes
-
-  def self.key_pair(algorithm, parameter)
-    generator = java.security.KeyPairGenerator.getInstance(algorithm, algorithm == "EC" ? "SunEC" : "SunRsaSign")
-    if parameter.is_a?(Integer)
-      generator.java_send(:initialize, [Java::int], parameter)
-    else
-      generator.java_send(:initialize, [java.security.spec.AlgorithmParameterSpec], parameter)
-    end
-    generator.generateKeyPair
-  end
-
-  def self.rsa = @rsa ||= key_pair("RSA", 2048)
-  def self.ec(curve) = (@ec ||= {})[curve] ||= key_pair("EC", java.security.spec.ECGenParameterSpec.new(curve))
-
-  def setup
-    FastRandom.install_jca_provider
-  end
-
-  def teardown
-    FastRandom.uninstall_jca_provider
-  end
-
+# them apart: ECDH's state after generateSecret (SunEC's), RSA signatures of
+# the wrong length (SunRsaSign's SignatureException), and what the fallback
+# warnings say runs instead (the next JCA provider, named, not
+# jruby-openssl's code). JcaProviderTest's keys, setup and helpers.
+class JcaProviderTest
   # What each call of a KeyAgreement script gives: :ok, or the exception's class.
   def agreement_outcomes(provider, curve)
     ours = self.class.ec(curve)
@@ -84,7 +54,6 @@ class EcProviderFixesTest < Minitest::Test
     end
   end
 
-  def pss(digest, salt) = PSSParameterSpec.new(digest, "MGF1", MGF1ParameterSpec.new(digest), salt, 1)
 
   def verify_outcome(algorithm, provider, signature, parameters)
     verifier = provider ? Signature.getInstance(algorithm, provider) : Signature.getInstance(algorithm)
