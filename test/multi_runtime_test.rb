@@ -84,16 +84,6 @@ class MultiRuntimeTest < Minitest::Test
              java_options: "-Xmx600m#{' -Djruby.ji.class.values=HARD_MAP' if jruby94}")
   end
 
-  # RSA on jnagmp (JNA's direct mapping keeps its methods in JNI global
-  # references until fast_random unregisters them at teardown).
-  def test_runtimes_on_the_gmp_engine_are_collected_too
-    skip HEAVY unless TestHelper.main_pass?
-
-    result = teardown_loop(4, "gmp")
-    assert_equal({ "#{expected_engines.first}/gmp" => 4 }, result["engines"])
-    assert_equal 0, result["alive"], "class loaders of torn-down runtimes still reachable: #{result['alive_indexes']}"
-  end
-
   # 50 runtimes, each doing a request's crypto (uuids, RSA signing, EC
   # verification through jruby-openssl), every other one installing the
   # JVM-wide provider and making the JDK cache a SecureRandom of it

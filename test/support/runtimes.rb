@@ -8,7 +8,7 @@
 # and prints one JSON object on its last line.
 #   together N      N runtimes alive at once: engines, stats, provider ownership
 #   in_flight       one runtime torn down while another's threads are mid-call
-#   teardown N [own_thread] [gmp]
+#   teardown N [own_thread]
 #                   N runtimes, each torn down without uninstalling anything
 #                   (every other one installs the JVM-wide provider first)
 #   copy_faults DIR runtimes whose private copy of the native library cannot
@@ -169,15 +169,11 @@ when "teardown"
   # With "own_thread", each runtime lives and dies on a thread of its own
   # (JRuby 9.4 itself leaves thread-locals that hold a runtime on every
   # thread that ran its Ruby code); without, all on this long-lived thread.
-  # With "gmp", RSA runs on the :gmp engine (jnagmp through JNA, whose
-  # registration fast_random undoes at teardown).
   own_thread = ARGV.include?("own_thread")
-  gmp = ARGV.include?("gmp")
   count.times do |i|
     lifetime = lambda do
     container, errors = runtime
     container.run_scriptlet(keys_prelude)
-    container.run_scriptlet("require 'fast_random'; require 'openssl'; FastRandom::RSA.engine = :gmp") if gmp
     container.run_scriptlet(WORK)
     if i.odd?
       container.run_scriptlet("FastRandom.install_jca_provider or raise 'not installed'")

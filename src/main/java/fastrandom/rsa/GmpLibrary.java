@@ -56,10 +56,10 @@ public final class GmpLibrary {
 
     /**
      * The runtime whose class loader loaded these classes is being torn
-     * down: JNA's direct mapping of jnagmp's LibGmp holds its methods in
-     * JNI global references until unregistered, which would keep that
-     * class loader, and the whole runtime, reachable for good. GMP is not
-     * used again here.
+     * down: undoes JNA's direct mapping of jnagmp's LibGmp (native methods
+     * bound to that loader's classes). JNA's dispatch still keeps a
+     * reference into jnagmp's classes, so such a runtime is not collected
+     * (README, "Several runtimes in one JVM"). GMP is not used again here.
      */
     public static void release() {
         synchronized (LOCK) {
