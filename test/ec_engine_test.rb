@@ -198,7 +198,7 @@ class EcEngineTest < Minitest::Test
   # as they come and their digest is signed natively: at every length
   # around the limit, signatures made here verify on stock and stock's here.
   def test_long_messages_sign_and_verify_as_on_stock
-    limit = Java::FastrandomJni::SignatureInput::HASHED_NATIVELY
+    limit = Java::FastrandomSupport::SignatureInput::HASHED_NATIVELY
     key = EC.generate("prime256v1")
     ["", "x" * limit, "y" * (limit + 1), "z" * 1_000_000].each do |message|
       ours = nil

@@ -40,7 +40,7 @@ class RsaOneCallSignatureTest < Minitest::Test
   # SignatureInput::HASHED_NATIVELY are hashed in Java as they come and
   # their digest is signed. Both give stock's bytes, and verify both ways.
   def test_every_digest_and_length_signs_as_stock_does
-    limit = Java::FastrandomJni::SignatureInput::HASHED_NATIVELY
+    limit = Java::FastrandomSupport::SignatureInput::HASHED_NATIVELY
     messages = ["", "a", "fast_random " * 8, "x" * limit, "y" * (limit + 1), "z" * 1_000_000]
     DIGESTS.each do |digest|
       messages.each do |message|

@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 import fastrandom.random.Call;
 import fastrandom.random.ThreadGenerators;
-import fastrandom.uuid.Uuids;
+import fastrandom.text.Uuids;
 
 /**
  * The Java entry point, for JVM code running in the same process as the Ruby

@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 
 /**
  * Which engine EC runs on: {@code openssl} (libcrypto through our JNI

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
-import fastrandom.cache.KeyCache;
+import fastrandom.support.KeyCache;
 import fastrandom.jni.EcKey;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibCryptoException;

@@ -32,7 +32,7 @@ import java.util.function.Supplier;
 import fastrandom.ec.jca.EcServices;
 import fastrandom.jni.LibCrypto;
 import fastrandom.random.Call;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 import fastrandom.rsa.jca.JvmRsaCipher;
 import fastrandom.rsa.jca.JvmRsaPssSignature;
 import fastrandom.rsa.jca.JvmRsaSignature;

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 import fastrandom.jni.CpuRandomFailure;
+import fastrandom.support.Diagnostics;
 
 /**
  * Seed material from the OS, mixed with 256 bits from the CPU (RDSEED, else

@@ -1,6 +1,6 @@
 package fastrandom.rsa;
 
-import fastrandom.cache.KeyCache;
+import fastrandom.support.KeyCache;
 import java.math.BigInteger;
 import java.util.Arrays;
 

@@ -5,11 +5,11 @@ import java.util.Arrays;
 
 import javax.crypto.BadPaddingException;
 
-import fastrandom.cache.KeyCache;
+import fastrandom.support.KeyCache;
 import fastrandom.jni.BadCiphertextException;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibCryptoException;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 
 /**
  * The {@code :openssl} engine: RSA in OpenSSL's libcrypto 3 (loaded with

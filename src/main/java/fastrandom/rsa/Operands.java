@@ -14,7 +14,7 @@ final class Operands {
         }
     }
 
-    /** What a cached public key is matched on besides its modulus instance (see {@link fastrandom.cache.KeyCache}). */
+    /** What a cached public key is matched on besides its modulus instance (see {@link fastrandom.support.KeyCache}). */
     static BigInteger[] publicValues(BigInteger publicExponent) {
         return new BigInteger[] {publicExponent};
     }

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import fastrandom.jni.LibCrypto;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 
 /**
  * Which engine RSA runs on: {@code openssl} (libcrypto through our JNI

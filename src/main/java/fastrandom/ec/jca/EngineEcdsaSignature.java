@@ -21,8 +21,8 @@ import fastrandom.ec.EcEngines;
 import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
 import fastrandom.jni.LibCrypto;
-import fastrandom.jni.SignatureInput;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.SignatureInput;
+import fastrandom.support.Diagnostics;
 
 /**
  * An ECDSA signature (SHA*withECDSA, or NONEwithECDSA on a given digest) on

@@ -22,7 +22,7 @@ import org.bouncycastle.crypto.encodings.OAEPEncoding;
 import org.bouncycastle.jcajce.provider.asymmetric.rsa.CipherSpi;
 
 import fastrandom.jni.LibCrypto;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngine;
 import fastrandom.rsa.RsaEngineException;

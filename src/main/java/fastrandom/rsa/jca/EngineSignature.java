@@ -20,8 +20,8 @@ import org.bouncycastle.crypto.engines.RSABlindedEngine;
 import org.bouncycastle.jcajce.provider.asymmetric.rsa.DigestSignatureSpi;
 
 import fastrandom.jni.LibCrypto;
-import fastrandom.jni.SignatureInput;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.SignatureInput;
+import fastrandom.support.Diagnostics;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngine;

@@ -15,8 +15,8 @@ import java.security.interfaces.RSAPublicKey;
 import java.util.function.BiFunction;
 
 import fastrandom.jni.LibCrypto;
-import fastrandom.jni.SignatureInput;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.SignatureInput;
+import fastrandom.support.Diagnostics;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngineException;

@@ -9,7 +9,7 @@ import org.bouncycastle.crypto.params.ParametersWithRandom;
 import org.bouncycastle.crypto.params.RSAKeyParameters;
 import org.bouncycastle.crypto.params.RSAPrivateCrtKeyParameters;
 
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.RsaEngine;
 import fastrandom.rsa.RsaEngineException;

@@ -31,7 +31,7 @@ import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
 import fastrandom.jca.PKeyAccess;
 import fastrandom.jca.ProviderHook;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 
 /**
  * Methods of {@code OpenSSL::PKey::EC}, put in place of jruby-openssl's own

@@ -15,7 +15,7 @@ import fastrandom.jca.JvmProvider;
 import fastrandom.jni.CpuRandom;
 import fastrandom.random.Backend;
 import fastrandom.random.Call;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 import fastrandom.random.ThreadGenerators;
 
 /**

@@ -22,7 +22,7 @@ import fastrandom.random.Call;
 import fastrandom.random.SeedLog;
 import fastrandom.random.ThreadGenerators;
 import fastrandom.text.Alphabet;
-import fastrandom.uuid.Uuids;
+import fastrandom.text.Uuids;
 
 /**
  * {@code FastRandom::Generator}, defined on first use: the Java halves of the

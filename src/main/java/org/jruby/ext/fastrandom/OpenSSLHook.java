@@ -9,7 +9,7 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jca.BouncyCastleRegistrar;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 
 /**
  * Points {@code OpenSSL::Random.random_bytes} at fast_random's generators

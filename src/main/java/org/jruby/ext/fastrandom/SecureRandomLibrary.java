@@ -9,7 +9,7 @@ import org.jruby.runtime.load.Library;
 import fastrandom.jca.BouncyCastleRegistrar;
 import fastrandom.jca.JvmProvider;
 import fastrandom.jni.NativeLibrary;
-import fastrandom.random.Diagnostics;
+import fastrandom.support.Diagnostics;
 import fastrandom.rsa.GmpLibrary;
 
 /**

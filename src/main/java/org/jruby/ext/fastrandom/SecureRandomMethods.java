@@ -13,7 +13,7 @@ import org.jruby.runtime.builtin.IRubyObject;
 import fastrandom.jni.CpuRandomFailure;
 import fastrandom.random.Call;
 import fastrandom.text.Hex;
-import fastrandom.uuid.Uuids;
+import fastrandom.text.Uuids;
 
 /**
  * The hot SecureRandom methods, as instance methods of the module

@@ -1,4 +1,4 @@
-package fastrandom.random;
+package fastrandom.support;
 
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;

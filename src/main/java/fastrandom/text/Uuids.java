@@ -1,9 +1,8 @@
-package fastrandom.uuid;
+package fastrandom.text;
 
 import java.time.Instant;
 
 import fastrandom.random.BufferedRandom;
-import fastrandom.text.Hex;
 
 /**
  * RFC 9562 UUIDs in their 36-character text form, as US-ASCII bytes, laid

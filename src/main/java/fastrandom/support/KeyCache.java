@@ -1,4 +1,4 @@
-package fastrandom.cache;
+package fastrandom.support;
 
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;

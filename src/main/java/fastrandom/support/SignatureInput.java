@@ -1,9 +1,11 @@
-package fastrandom.jni;
+package fastrandom.support;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SignatureException;
 import java.util.Arrays;
+
+import fastrandom.jni.LibCrypto;
 
 /**
  * The message of a one-call native signature or verification
