@@ -1,0 +1,10 @@
+/**
+ * The native layer: only what binds fast_random's C library
+ * (ext/fast_random_native) through JNI. {@link fastrandom.jni.NativeLibrary}
+ * finds and loads it (a private copy per class loader after the first),
+ * {@link fastrandom.jni.CpuRandom} is RDRAND/RDSEED, {@link
+ * fastrandom.jni.LibCrypto} and {@link fastrandom.jni.EcKey} are RSA and EC
+ * keys in OpenSSL's libcrypto. Each class pairs with one C file. Imports
+ * nothing from the rest of fast_random.
+ */
+package fastrandom.jni;
