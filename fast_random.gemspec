@@ -8,15 +8,19 @@ Gem::Specification.new do |spec|
   spec.authors  = ["fast_random contributors"]
   spec.license  = "MIT"
   spec.homepage = "https://example.invalid/fast_random"
-  spec.summary  = "Fast per-thread SecureRandom and fast RSA for JRuby"
+  spec.summary  = "Fast SecureRandom, RSA and EC for JRuby; opt-in JVM-wide JCA provider"
   spec.description = <<~DESC
-    fast_random replaces JRuby's SecureRandom with a per-thread NIST SP 800-90A
-    CTR_DRBG (AES-256 through the JCE, so AES-NI is used), seeded from the OS
-    and, where the CPU has them, RDSEED/RDRAND, with uuid, hex, base64 and
-    random_number implemented in Java; it keeps the API, encodings and errors of
-    MRI's SecureRandom, and OpenSSL::Random uses the same generators. It also
-    runs jruby-openssl's RSA private and public operations on OpenSSL's
-    libcrypto or on GMP. One line: require 'fast_random'. On MRI it does nothing.
+    fast_random makes JRuby's SecureRandom fast: uuid, hex, base64,
+    random_bytes and random_number come from a per-thread NIST SP 800-90A
+    CTR_DRBG (AES-256), seeded from the OS and, where the CPU has them,
+    RDSEED/RDRAND, with the API, encodings and errors of MRI's SecureRandom;
+    OpenSSL::Random uses the same generators. It runs jruby-openssl's RSA and
+    EC operations (OpenSSL::PKey::RSA sign, verify, encrypt, decrypt and PSS;
+    ECDSA and ECDH on P-256 and P-521) on OpenSSL's libcrypto, or RSA on GMP,
+    with jruby-openssl's results. An opt-in JVM-wide JCA provider serves
+    Java's SecureRandom, UUID.randomUUID, TLS handshakes and certificate
+    signing from the same engines. One line: require "fast_random". On MRI it
+    is inactive and changes nothing.
   DESC
   spec.metadata = {
     "homepage_uri" => spec.homepage,
@@ -40,8 +44,9 @@ Gem::Specification.new do |spec|
   spec.platform = "java" if java
   spec.files = Dir.chdir(__dir__) do
     tracked = `git ls-files -z 2>/dev/null`.split("\x0")
-    tracked = Dir["{lib,src,ext}/**/*", "*.md", "LICENSE"] if tracked.empty?
-    files = tracked.grep(%r{\A(lib|src|ext)/|\A(README|CHANGELOG|THIRD_PARTY_NOTICES)\.md\z|\ALICENSE\z})
+    tracked = Dir["{lib,src,ext}/**/*", "*.md", "docs/*.md", "LICENSE"] if tracked.empty?
+    # The docs README.md links to travel with it, so its links work in an installed gem.
+    files = tracked.grep(%r{\A(lib|src|ext)/|\A(README|CHANGELOG|CONTRIBUTING|THIRD_PARTY_NOTICES)\.md\z|\Adocs/[^/]+\.md\z|\ALICENSE\z})
     built = Dir["lib/fast_random/fast_random.jar", "lib/fast_random/*/libfast_random.*", "lib/fast_random/vendor/**/*"]
     (java ? files + built : files).select { |path| File.file?(path) }.uniq.sort
   end
