@@ -29,7 +29,9 @@
  *
  * Java side: fastrandom.jni.EcKey.
  */
+#include "jni_helpers.h"
 #include "libcrypto.h"
+#include "mem.h"
 #include "test_hooks.h"
 
 #include <stdint.h>
@@ -304,7 +306,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
  * an OpenSSL call in it fails (no memory), ECDSA_do_verify decides instead;
  * table_verifications counts only the verifications a table decided
  * (FastRandom::EC.stats[:table_verifications]).
- * Test hooks (test build only): fastrandom.jni.NativeTestHooks.verifyTables.
+ * Test hooks (test build only, test_hooks.c): fastrandom.jni.NativeTestHooks.verifyTables.
  */
 #define MAX_TABLES 64
 #define TABLE_AFTER_P256 1024
@@ -314,18 +316,11 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
 
 static int live_tables; /* atomic: tables that exist, in this copy of the library */
 static unsigned long table_verifications; /* atomic: verifications decided on a table, by this copy of the library (one per JRuby runtime) */
-#ifdef FAST_RANDOM_TEST_BUILD
-static int table_after_override = -1; /* atomic; tests: -1 the defaults, 0 never, n after n verifications */
-#endif
 
 static int table_after(int nid)
 {
     int after = nid == NID_P256 ? TABLE_AFTER_P256 : nid == NID_P521 ? TABLE_AFTER_P521 : 0;
-#ifdef FAST_RANDOM_TEST_BUILD
-    int override = __atomic_load_n(&table_after_override, __ATOMIC_RELAXED);
-    if (after != 0 && override >= 0) return override;
-#endif
-    return after;
+    return TEST_TABLE_AFTER(after);
 }
 
 static void free_verify_table(EC_GROUP *table)
@@ -429,17 +424,6 @@ static int verify_with_table(const struct ec_key *key, const EC_GROUP *table, co
     crypto.BN_CTX_free(ctx);
     return verdict;
 }
-
-#ifdef FAST_RANDOM_TEST_BUILD
-/* Tests: tables after `after` verifications (-1: the defaults, 0: never); the next `faults` builds fail. */
-JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_verifyTables0(JNIEnv *env, jclass cls, jint after, jint faults)
-{
-    (void) env;
-    (void) cls;
-    __atomic_store_n(&table_after_override, after, __ATOMIC_RELAXED);
-    test_fault_set(FAULT_EC_TABLE, faults);
-}
-#endif
 
 JNIEXPORT jint JNICALL Java_fastrandom_jni_EcKey_liveVerifyTables0(JNIEnv *env, jclass cls)
 {

@@ -43,7 +43,9 @@
  *
  * Java side: fastrandom.jni.LibCrypto.
  */
+#include "jni_helpers.h"
 #include "libcrypto.h"
+#include "mem.h"
 #include "modexp_ifma.h"
 #include "rsa_blinding.h"
 #include "test_hooks.h"
@@ -84,7 +86,7 @@ static int ifma_in_use(void)
 }
 
 /*
- * The DigestInfo of each digest (libcrypto.h's HASH_*, in that order):
+ * The DigestInfo of each digest (jni_helpers.h's HASH_*, in that order):
  * the digest's length and the DER prefix before it (RFC 8017, section 9.2,
  * note 1): SEQUENCE { SEQUENCE { OID, NULL }, OCTET STRING of the digest length }.
  */

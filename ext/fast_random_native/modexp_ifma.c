@@ -26,7 +26,8 @@
  * the same algorithm on any x86_64 CPU.
  */
 #include "modexp_ifma.h"
-#include "libcrypto.h" /* wipe, and OpenSSL for ifma_modulus_new */
+#include "libcrypto.h" /* OpenSSL, for ifma_modulus_new */
+#include "mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
