@@ -102,7 +102,10 @@ static jint fill(JNIEnv *env, jbyteArray out, jint offset, jint length, int (*ne
         int words = (n + 7) / 8;
         for (int i = 0; i < words; i++) {
             uint64_t value;
-            if (!next(&value)) { status = FILL_EXHAUSTED; goto out; }
+            if (!next(&value)) {
+                status = FILL_EXHAUSTED;
+                goto out;
+            }
             if (value == 0 || value == UINT64_MAX || (have_previous && value == previous)) {
                 status = FILL_UNHEALTHY;
                 goto out;
@@ -124,7 +127,8 @@ out:
 
 JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_features(JNIEnv *env, jclass cls)
 {
-    (void) env; (void) cls;
+    (void) env;
+    (void) cls;
 #if HAVE_X86
     return cpu_features();
 #else
@@ -132,26 +136,34 @@ JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_features(JNIEnv *env, jclas
 #endif
 }
 
-JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdrandFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset, jint length)
+JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdrandFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
+                                                                jint length)
 {
     (void) cls;
 #if HAVE_X86
     if (!(cpu_features() & FEATURE_RDRAND)) return FILL_EXHAUSTED;
     return fill(env, out, offset, length, rdrand64);
 #else
-    (void) env; (void) out; (void) offset; (void) length;
+    (void) env;
+    (void) out;
+    (void) offset;
+    (void) length;
     return FILL_EXHAUSTED;
 #endif
 }
 
-JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdseedFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset, jint length)
+JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdseedFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
+                                                                jint length)
 {
     (void) cls;
 #if HAVE_X86
     if (!(cpu_features() & FEATURE_RDSEED)) return FILL_EXHAUSTED;
     return fill(env, out, offset, length, rdseed64);
 #else
-    (void) env; (void) out; (void) offset; (void) length;
+    (void) env;
+    (void) out;
+    (void) offset;
+    (void) length;
     return FILL_EXHAUSTED;
 #endif
 }

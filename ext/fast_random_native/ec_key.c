@@ -216,7 +216,7 @@ static int ecdsa_input(JNIEnv *env, jint hash, jbyteArray data, jint offset, jin
 }
 
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPrivate(JNIEnv *env, jclass cls, jint nid, jbyteArray d,
-                                                              jbyteArray x, jbyteArray y)
+                                                             jbyteArray x, jbyteArray y)
 {
     (void) cls;
     if (d == NULL) {
@@ -226,7 +226,8 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPrivate(JNIEnv *env, jclass
     return new_ec_key(env, nid, d, x, y);
 }
 
-JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPublic(JNIEnv *env, jclass cls, jint nid, jbyteArray x, jbyteArray y)
+JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPublic(JNIEnv *env, jclass cls, jint nid, jbyteArray x,
+                                                            jbyteArray y)
 {
     (void) cls;
     if (x == NULL || y == NULL) {
@@ -246,7 +247,8 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_EcKey_free(JNIEnv *env, jclass cls, j
 
 /* An ECDSA signature, DER-encoded, of the data hashed with hash (or of the data itself when prehashed). */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass cls, jlong handle, jint hash,
-                                                             jbyteArray data, jint offset, jint length, jboolean prehashed)
+                                                            jbyteArray data, jint offset, jint length,
+                                                            jboolean prehashed)
 {
     (void) cls;
     struct ec_key *key = ec_key_from_handle(env, handle, 1);
@@ -315,7 +317,8 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
 #define NID_P521 716
 
 static int live_tables; /* atomic: tables that exist, in this copy of the library */
-static unsigned long table_verifications; /* atomic: verifications decided on a table, by this copy of the library (one per JRuby runtime) */
+/* atomic: verifications decided on a table, by this copy of the library (one per JRuby runtime) */
+static unsigned long table_verifications;
 
 static int table_after(int nid)
 {
@@ -390,7 +393,8 @@ static int verify_with_table(const struct ec_key *key, const EC_GROUP *table, co
 {
     const EC_GROUP *group = crypto.EC_KEY_get0_group(key->key);
     const BIGNUM *order = crypto.EC_GROUP_get0_order(group);
-    if (crypto.BN_is_zero(r) || crypto.BN_ucmp(r, order) >= 0 || crypto.BN_is_zero(s) || crypto.BN_ucmp(s, order) >= 0) {
+    if (crypto.BN_is_zero(r) || crypto.BN_ucmp(r, order) >= 0 || crypto.BN_is_zero(s)
+        || crypto.BN_ucmp(s, order) >= 0) {
         return 0;
     }
     int order_bits = crypto.BN_num_bits(order), verdict = -1;
@@ -475,8 +479,8 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_EcKey_verify(JNIEnv *env, jclass 
 }
 
 /* The ECDH secret with the peer's point (x, y): the x coordinate of d Q, field_bytes long. */
-JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_derive(JNIEnv *env, jclass cls, jlong handle,
-                                                               jbyteArray x, jbyteArray y)
+JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_derive(JNIEnv *env, jclass cls, jlong handle, jbyteArray x,
+                                                              jbyteArray y)
 {
     (void) cls;
     struct ec_key *key = ec_key_from_handle(env, handle, 1);

@@ -15,31 +15,33 @@
 #include <stddef.h>
 
 /* OpenSSL's types stay opaque: we only pass pointers around. */
-typedef struct bignum_st BIGNUM;              /* an arbitrary-precision integer */
-typedef struct bignum_ctx BN_CTX;             /* scratch BIGNUMs for BN_ functions */
-typedef struct bn_mont_ctx_st BN_MONT_CTX;    /* a modulus's Montgomery constants */
-typedef struct rsa_st RSA;                    /* an RSA key */
-typedef struct rsa_meth_st RSA_METHOD;        /* an implementation of RSA's operations */
-typedef struct ec_key_st EC_KEY;              /* an EC key on a curve */
-typedef struct ec_group_st EC_GROUP;          /* a curve, with its generator */
-typedef struct ec_point_st EC_POINT;          /* a point of a curve */
-typedef struct ECDSA_SIG_st ECDSA_SIG;        /* an ECDSA signature (r, s) */
+typedef struct bignum_st BIGNUM;           /* an arbitrary-precision integer */
+typedef struct bignum_ctx BN_CTX;          /* scratch BIGNUMs for BN_ functions */
+typedef struct bn_mont_ctx_st BN_MONT_CTX; /* a modulus's Montgomery constants */
+typedef struct rsa_st RSA;                 /* an RSA key */
+typedef struct rsa_meth_st RSA_METHOD;     /* an implementation of RSA's operations */
+typedef struct ec_key_st EC_KEY;           /* an EC key on a curve */
+typedef struct ec_group_st EC_GROUP;       /* a curve, with its generator */
+typedef struct ec_point_st EC_POINT;       /* a point of a curve */
+typedef struct ECDSA_SIG_st ECDSA_SIG;     /* an ECDSA signature (r, s) */
 
 /* From OpenSSL 3.0's rsa.h and crypto.h. */
-#define RSA_PKCS1_PADDING 1          /* PKCS#1 v1.5 padding (type 2 for encryption) */
-#define RSA_NO_PADDING 3             /* raw RSA, no padding */
-#define RSA_PKCS1_OAEP_PADDING 4     /* OAEP, SHA-1 and MGF1 with SHA-1 */
-#define RSA_FLAG_NO_BLINDING 0x0080  /* RSA_set_flags: no blinding */
-#define BN_FLG_CONSTTIME 0x04        /* BN_set_flags: a secret, for the constant-time paths */
-#define OPENSSL_VERSION 0            /* OpenSSL_version: the version text */
+#define RSA_PKCS1_PADDING 1         /* PKCS#1 v1.5 padding (type 2 for encryption) */
+#define RSA_NO_PADDING 3            /* raw RSA, no padding */
+#define RSA_PKCS1_OAEP_PADDING 4    /* OAEP, SHA-1 and MGF1 with SHA-1 */
+#define RSA_FLAG_NO_BLINDING 0x0080 /* RSA_set_flags: no blinding */
+#define BN_FLG_CONSTTIME 0x04       /* BN_set_flags: a secret, for the constant-time paths */
+#define OPENSSL_VERSION 0           /* OpenSSL_version: the version text */
 
 /* The largest RSA modulus, in bytes: OPENSSL_RSA_MAX_MODULUS_BITS (libcrypto refuses larger keys anyway). */
 #define MAX_MODULUS_BYTES (16384 / 8)
 
 /*
  * Every libcrypto function we call: return type, name, parameters. Expanded
- * into a table of function pointers (crypto.NAME), filled by dlsym.
+ * into a table of function pointers (crypto.NAME), filled by dlsym. (Laid
+ * out by hand: clang-format takes the parameter lists for expressions.)
  */
+/* clang-format off */
 #define LIBCRYPTO_FUNCTIONS(X) \
     X(const char *, OpenSSL_version, (int type)) \
     X(unsigned long, OpenSSL_version_num, (void)) \
@@ -147,9 +149,10 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;        /* an ECDSA signature (r, s) */
     X(unsigned char *, SHA256, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA384, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA512, (const unsigned char *d, size_t n, unsigned char *md))
+/* clang-format on */
 
 /* The table of libcrypto's functions: one pointer per LIBCRYPTO_FUNCTIONS entry, named as the function. */
-#define DECLARE_POINTER(ret, name, params) ret (*name) params;
+#define DECLARE_POINTER(ret, name, params) ret(*name) params;
 struct libcrypto {
     LIBCRYPTO_FUNCTIONS(DECLARE_POINTER)
 };

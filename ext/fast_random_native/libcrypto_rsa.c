@@ -92,6 +92,7 @@ static int ifma_in_use(void)
  */
 #define MAX_PREFIX_BYTES 19
 
+/* clang-format off */
 static const struct digest_info {
     int digest_bytes;
     int prefix_bytes;
@@ -107,6 +108,7 @@ static const struct digest_info {
     {64, 19, {0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03,
               0x05, 0x00, 0x04, 0x40}},
 };
+/* clang-format on */
 
 /* Padding type 1 needs at least 8 bytes of 0xff, with 00 01 before and 00 after. */
 #define PKCS1_OVERHEAD 11
@@ -387,7 +389,9 @@ static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in,
     } else if (!public_exp(key, out, check, &too_large, 1) || too_large) {
         throw_openssl(env, "RSA private operation: the public-exponent check could not run");
     } else if (!same_bytes(check, in, key->bytes)) {
-        throw_libcrypto(env, "RSA private operation: the result failed the public-exponent check (computation fault); nothing was returned");
+        throw_libcrypto(env,
+                        "RSA private operation: the result failed the public-exponent check (computation fault); "
+                        "nothing was returned");
     } else {
         ok = 1;
     }
@@ -528,7 +532,7 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_freeKey(JNIEnv *env, jclass
 
 /* input^d mod n (see private_op). */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateRaw(JNIEnv *env, jclass cls, jlong handle,
-                                                                     jbyteArray input)
+                                                                      jbyteArray input)
 {
     (void) cls;
     struct rsa_key *key = key_from_handle(env, handle, 1);
@@ -544,7 +548,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateRaw(JNIEnv *en
 
 /* input^e mod n with the key's cached Montgomery context. */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRaw(JNIEnv *env, jclass cls, jlong handle,
-                                                                    jbyteArray input)
+                                                                     jbyteArray input)
 {
     (void) cls;
     struct rsa_key *key = key_from_handle(env, handle, 0);
@@ -618,10 +622,12 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_LibCrypto_verifyPkcs1(JNIEnv *env
 }
 
 /* The DER DigestInfo of a digest made with hash (what PKCS#1 v1.5 signs); for fallbacks in Java. */
-JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_digestInfo0(JNIEnv *env, jclass cls, jint hash, jbyteArray digest)
+JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_digestInfo0(JNIEnv *env, jclass cls, jint hash,
+                                                                       jbyteArray digest)
 {
     (void) cls;
-    if (hash < 0 || hash >= HASH_COUNT || digest == NULL || (*env)->GetArrayLength(env, digest) != DIGEST_INFO[hash].digest_bytes) {
+    if (hash < 0 || hash >= HASH_COUNT || digest == NULL
+        || (*env)->GetArrayLength(env, digest) != DIGEST_INFO[hash].digest_bytes) {
         throw_libcrypto(env, "DigestInfo: bad digest");
         return NULL;
     }

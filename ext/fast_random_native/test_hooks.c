@@ -63,7 +63,8 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_ecWrongAnswers0(JNIEn
 }
 
 /* Tests: the next count verifications on an EC verification table fail midway (ECDSA_do_verify then decides). */
-JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectTableVerifyFailures0(JNIEnv *env, jclass cls, jint count)
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectTableVerifyFailures0(JNIEnv *env, jclass cls,
+                                                                                      jint count)
 {
     (void) env;
     (void) cls;
@@ -80,7 +81,8 @@ int test_table_after(int after)
 }
 
 /* Tests: tables after `after` verifications (-1: the defaults, 0: never); the next `faults` builds fail. */
-JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_verifyTables0(JNIEnv *env, jclass cls, jint after, jint faults)
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_verifyTables0(JNIEnv *env, jclass cls, jint after,
+                                                                         jint faults)
 {
     (void) env;
     (void) cls;

@@ -14,11 +14,11 @@
 
 /* The faults tests can inject, each a countdown shared by threads. */
 enum test_fault {
-    FAULT_CRT_RESULT,     /* a CRT half's result corrupted, as a fault would */
-    FAULT_BLINDING_BATCH, /* a batch of blinding factors fails, as when OpenSSL's DRBG does */
-    FAULT_EC_TABLE,       /* an EC verification table cannot be built, as when out of memory */
+    FAULT_CRT_RESULT,      /* a CRT half's result corrupted, as a fault would */
+    FAULT_BLINDING_BATCH,  /* a batch of blinding factors fails, as when OpenSSL's DRBG does */
+    FAULT_EC_TABLE,        /* an EC verification table cannot be built, as when out of memory */
     FAULT_EC_TABLE_VERIFY, /* a verification on a table fails (an OpenSSL call in it, say out of memory) */
-    FAULT_COUNT           /* how many there are */
+    FAULT_COUNT            /* how many there are */
 };
 
 #ifdef FAST_RANDOM_TEST_BUILD
