@@ -136,34 +136,35 @@ JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_features(JNIEnv *env, jclas
 #endif
 }
 
-JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdrandFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
-                                                                jint length)
+/*
+ * Fills out[offset, offset + length) from RDRAND or RDSEED (feature): what
+ * fill returns, or FILL_EXHAUSTED where the CPU has no such instruction.
+ */
+static jint fill_from(JNIEnv *env, jbyteArray out, jint offset, jint length, jint feature)
 {
-    (void) cls;
 #if HAVE_X86
-    if (!(cpu_features() & FEATURE_RDRAND)) return FILL_EXHAUSTED;
-    return fill(env, out, offset, length, rdrand64);
+    if (!(cpu_features() & feature)) return FILL_EXHAUSTED;
+    return fill(env, out, offset, length, feature == FEATURE_RDRAND ? rdrand64 : rdseed64);
 #else
     (void) env;
     (void) out;
     (void) offset;
     (void) length;
+    (void) feature;
     return FILL_EXHAUSTED;
 #endif
+}
+
+JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdrandFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
+                                                                jint length)
+{
+    (void) cls;
+    return fill_from(env, out, offset, length, FEATURE_RDRAND);
 }
 
 JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdseedFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
                                                                 jint length)
 {
     (void) cls;
-#if HAVE_X86
-    if (!(cpu_features() & FEATURE_RDSEED)) return FILL_EXHAUSTED;
-    return fill(env, out, offset, length, rdseed64);
-#else
-    (void) env;
-    (void) out;
-    (void) offset;
-    (void) length;
-    return FILL_EXHAUSTED;
-#endif
+    return fill_from(env, out, offset, length, FEATURE_RDSEED);
 }
