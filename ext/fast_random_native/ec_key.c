@@ -143,11 +143,7 @@ int test_ec_public_point(int nid, const unsigned char *d, int d_length, int unfl
  */
 static jlong new_ec_key(JNIEnv *env, jint nid, jbyteArray d_bytes, jbyteArray x, jbyteArray y)
 {
-    const char *failure = libcrypto_open();
-    if (failure != NULL) {
-        throw_libcrypto(env, failure);
-        return 0;
-    }
+    if (!libcrypto_ready(env)) return 0;
     struct ec_key *key = calloc(1, sizeof *key);
     BIGNUM *d = NULL;
     EC_POINT *point = NULL;

@@ -11,6 +11,13 @@ void throw_libcrypto(JNIEnv *env, const char *message)
     if (cls != NULL) (*env)->ThrowNew(env, cls, message);
 }
 
+int libcrypto_ready(JNIEnv *env)
+{
+    const char *failure = libcrypto_open();
+    if (failure != NULL) throw_libcrypto(env, failure);
+    return failure == NULL;
+}
+
 void throw_openssl(JNIEnv *env, const char *what)
 {
     char detail[256] = "no OpenSSL error recorded";

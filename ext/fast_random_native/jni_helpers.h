@@ -13,6 +13,9 @@
 /* Throws fastrandom.jni.LibCryptoException with this message. */
 void throw_libcrypto(JNIEnv *env, const char *message);
 
+/* Opens libcrypto (libcrypto_open): 1 when usable, else 0 with a LibCryptoException saying why. */
+int libcrypto_ready(JNIEnv *env);
+
 /* Throws with OpenSSL's most recent error on this thread, then clears its queue. */
 void throw_openssl(JNIEnv *env, const char *what);
 

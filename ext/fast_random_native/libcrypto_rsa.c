@@ -324,6 +324,14 @@ static int read_input(JNIEnv *env, struct rsa_key *key, jbyteArray input, unsign
     return !(*env)->ExceptionCheck(env);
 }
 
+/* The live key behind handle, with input read into buffer (read_input); NULL with an exception otherwise. */
+static struct rsa_key *key_with_input(JNIEnv *env, jlong handle, int need_private, jbyteArray input,
+                                      unsigned char *buffer)
+{
+    struct rsa_key *key = key_from_handle(env, handle, need_private);
+    return key != NULL && read_input(env, key, input, buffer) ? key : NULL;
+}
+
 /*
  * out = in^e mod n; 1 on success. The exponent is public, so an ordinary
  * (not constant-time) exponentiation is right: AVX-512 IFMA's when the key
@@ -490,12 +498,9 @@ static void throw_why(JNIEnv *env, const char *why, int openssl)
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPublicKey(JNIEnv *env, jclass cls, jbyteArray n, jbyteArray e)
 {
     (void) cls;
-    const char *why = libcrypto_open();
+    const char *why = NULL;
     int openssl = 0;
-    if (why != NULL) {
-        throw_libcrypto(env, why);
-        return 0;
-    }
+    if (!libcrypto_ready(env)) return 0;
     struct rsa_key *key = new_public_half(bignum_from_java(env, n), bignum_from_java(env, e), &why, &openssl);
     if (key == NULL) throw_why(env, why, openssl);
     return (jlong) (intptr_t) key;
@@ -506,12 +511,9 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     jbyteArray dmp1, jbyteArray dmq1, jbyteArray iqmp, jboolean check_results)
 {
     (void) cls;
-    const char *why = libcrypto_open();
+    const char *why = NULL;
     int openssl = 0;
-    if (why != NULL) {
-        throw_libcrypto(env, why);
-        return 0;
-    }
+    if (!libcrypto_ready(env)) return 0;
     BIGNUM *values[PRIVATE_VALUES] = {
         bignum_from_java(env, d), bignum_from_java(env, p), bignum_from_java(env, q),
         bignum_from_java(env, dmp1), bignum_from_java(env, dmq1), bignum_from_java(env, iqmp),
@@ -535,12 +537,10 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateRaw(JNIEnv *en
                                                                       jbyteArray input)
 {
     (void) cls;
-    struct rsa_key *key = key_from_handle(env, handle, 1);
-    if (key == NULL) return NULL;
-
     unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     jbyteArray result = NULL;
-    if (read_input(env, key, input, in) && private_op(env, key, in, out)) result = bytes_to_java(env, out, key->bytes);
+    struct rsa_key *key = key_with_input(env, handle, 1, input, in);
+    if (key != NULL && private_op(env, key, in, out)) result = bytes_to_java(env, out, key->bytes);
     wipe(out, sizeof out);
     wipe(in, sizeof in);
     return result;
@@ -551,12 +551,10 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRaw(JNIEnv *env
                                                                      jbyteArray input)
 {
     (void) cls;
-    struct rsa_key *key = key_from_handle(env, handle, 0);
-    if (key == NULL) return NULL;
-
     unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     int too_large = 0;
-    if (!read_input(env, key, input, in)) return NULL;
+    struct rsa_key *key = key_with_input(env, handle, 0, input, in);
+    if (key == NULL) return NULL;
     if (!public_exp(key, in, out, &too_large, 0)) {
         if (too_large) throw_libcrypto(env, "RSA public operation: the input is not less than the modulus");
         else throw_openssl(env, "RSA public operation failed");
