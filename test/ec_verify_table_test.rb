@@ -5,7 +5,7 @@ require_relative "support/mri_ec"
 require "json"
 require "openssl"
 
-# Verification tables (ext/fast_random_native/openssl_ec.c): a P-256 or
+# Verification tables (ext/fast_random_native/ec_key.c): a P-256 or
 # P-521 public key that keeps verifying gets precomputed multiples of its
 # point, and its verifications then run on fast_random's step-by-step
 # ECDSA verification instead of ECDSA_do_verify. These tests force the

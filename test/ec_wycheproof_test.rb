@@ -96,7 +96,7 @@ class EcWycheproofTest < Minitest::Test
     end
   end
 
-  # With verification tables (openssl_ec.c's own step-by-step ECDSA
+  # With verification tables (ec_key.c's own step-by-step ECDSA
   # verification with a table of the key's point, which a key earns after
   # many verifications) on every key from its first one: every verdict,
   # through PKey#verify and dsa_verify_asn1, is the one without a table.

@@ -102,7 +102,10 @@ static jint fill(JNIEnv *env, jbyteArray out, jint offset, jint length, int (*ne
         int words = (n + 7) / 8;
         for (int i = 0; i < words; i++) {
             uint64_t value;
-            if (!next(&value)) { status = FILL_EXHAUSTED; goto out; }
+            if (!next(&value)) {
+                status = FILL_EXHAUSTED;
+                goto out;
+            }
             if (value == 0 || value == UINT64_MAX || (have_previous && value == previous)) {
                 status = FILL_UNHEALTHY;
                 goto out;
@@ -124,7 +127,8 @@ out:
 
 JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_features(JNIEnv *env, jclass cls)
 {
-    (void) env; (void) cls;
+    (void) env;
+    (void) cls;
 #if HAVE_X86
     return cpu_features();
 #else
@@ -132,26 +136,35 @@ JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_features(JNIEnv *env, jclas
 #endif
 }
 
-JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdrandFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset, jint length)
+/*
+ * Fills out[offset, offset + length) from RDRAND or RDSEED (feature): what
+ * fill returns, or FILL_EXHAUSTED where the CPU has no such instruction.
+ */
+static jint fill_from(JNIEnv *env, jbyteArray out, jint offset, jint length, jint feature)
 {
-    (void) cls;
 #if HAVE_X86
-    if (!(cpu_features() & FEATURE_RDRAND)) return FILL_EXHAUSTED;
-    return fill(env, out, offset, length, rdrand64);
+    if (!(cpu_features() & feature)) return FILL_EXHAUSTED;
+    return fill(env, out, offset, length, feature == FEATURE_RDRAND ? rdrand64 : rdseed64);
 #else
-    (void) env; (void) out; (void) offset; (void) length;
+    (void) env;
+    (void) out;
+    (void) offset;
+    (void) length;
+    (void) feature;
     return FILL_EXHAUSTED;
 #endif
 }
 
-JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdseedFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset, jint length)
+JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdrandFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
+                                                                jint length)
 {
     (void) cls;
-#if HAVE_X86
-    if (!(cpu_features() & FEATURE_RDSEED)) return FILL_EXHAUSTED;
-    return fill(env, out, offset, length, rdseed64);
-#else
-    (void) env; (void) out; (void) offset; (void) length;
-    return FILL_EXHAUSTED;
-#endif
+    return fill_from(env, out, offset, length, FEATURE_RDRAND);
+}
+
+JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdseedFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
+                                                                jint length)
+{
+    (void) cls;
+    return fill_from(env, out, offset, length, FEATURE_RDSEED);
 }

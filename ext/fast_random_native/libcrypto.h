@@ -1,45 +1,47 @@
 /*
- * OpenSSL's libcrypto 3, opened with dlopen on first use (never when
- * fast_random's library is loaded) and its functions found with dlsym, so
- * neither building nor loading fast_random's library needs OpenSSL's
- * headers or libcrypto itself: only the machines that use the :openssl
- * engines need libssl3. The few types and constants we use are declared
- * here, from OpenSSL 3.0's public headers.
+ * The OpenSSL ABI: OpenSSL's libcrypto 3, opened with dlopen on first use
+ * (never when fast_random's library is loaded) and its functions found with
+ * dlsym, so neither building nor loading fast_random's library needs
+ * OpenSSL's headers or libcrypto itself: only the machines that use the
+ * :openssl engines need libssl3. The few types and constants we use are
+ * declared here, from OpenSSL 3.0's public headers.
  *
- * Shared by the engines' bindings (openssl_rsa.c); libcrypto.c opens it.
+ * Used by everything that calls OpenSSL (libcrypto_rsa.c, ec_key.c, rsa_crt.c,
+ * rsa_blinding.c, modexp_ifma.c, jni_helpers.c); libcrypto.c opens it.
  */
 #ifndef FAST_RANDOM_LIBCRYPTO_H
 #define FAST_RANDOM_LIBCRYPTO_H
 
-#include <jni.h>
 #include <stddef.h>
 
 /* OpenSSL's types stay opaque: we only pass pointers around. */
-typedef struct bignum_st BIGNUM;
-typedef struct bignum_ctx BN_CTX;
-typedef struct bn_mont_ctx_st BN_MONT_CTX;
-typedef struct rsa_st RSA;
-typedef struct rsa_meth_st RSA_METHOD;
-typedef struct ec_key_st EC_KEY;
-typedef struct ec_group_st EC_GROUP;
-typedef struct ec_point_st EC_POINT;
-typedef struct ECDSA_SIG_st ECDSA_SIG;
+typedef struct bignum_st BIGNUM;           /* an arbitrary-precision integer */
+typedef struct bignum_ctx BN_CTX;          /* scratch BIGNUMs for BN_ functions */
+typedef struct bn_mont_ctx_st BN_MONT_CTX; /* a modulus's Montgomery constants */
+typedef struct rsa_st RSA;                 /* an RSA key */
+typedef struct rsa_meth_st RSA_METHOD;     /* an implementation of RSA's operations */
+typedef struct ec_key_st EC_KEY;           /* an EC key on a curve */
+typedef struct ec_group_st EC_GROUP;       /* a curve, with its generator */
+typedef struct ec_point_st EC_POINT;       /* a point of a curve */
+typedef struct ECDSA_SIG_st ECDSA_SIG;     /* an ECDSA signature (r, s) */
 
 /* From OpenSSL 3.0's rsa.h and crypto.h. */
-#define RSA_PKCS1_PADDING 1
-#define RSA_NO_PADDING 3
-#define RSA_PKCS1_OAEP_PADDING 4
-#define RSA_FLAG_NO_BLINDING 0x0080
-#define BN_FLG_CONSTTIME 0x04
-#define OPENSSL_VERSION 0
+#define RSA_PKCS1_PADDING 1         /* PKCS#1 v1.5 padding (type 2 for encryption) */
+#define RSA_NO_PADDING 3            /* raw RSA, no padding */
+#define RSA_PKCS1_OAEP_PADDING 4    /* OAEP, SHA-1 and MGF1 with SHA-1 */
+#define RSA_FLAG_NO_BLINDING 0x0080 /* RSA_set_flags: no blinding */
+#define BN_FLG_CONSTTIME 0x04       /* BN_set_flags: a secret, for the constant-time paths */
+#define OPENSSL_VERSION 0           /* OpenSSL_version: the version text */
 
 /* The largest RSA modulus, in bytes: OPENSSL_RSA_MAX_MODULUS_BITS (libcrypto refuses larger keys anyway). */
 #define MAX_MODULUS_BYTES (16384 / 8)
 
 /*
  * Every libcrypto function we call: return type, name, parameters. Expanded
- * into a table of function pointers (crypto.NAME), filled by dlsym.
+ * into a table of function pointers (crypto.NAME), filled by dlsym. (Laid
+ * out by hand: clang-format takes the parameter lists for expressions.)
  */
+/* clang-format off */
 #define LIBCRYPTO_FUNCTIONS(X) \
     X(const char *, OpenSSL_version, (int type)) \
     X(unsigned long, OpenSSL_version_num, (void)) \
@@ -147,8 +149,10 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;
     X(unsigned char *, SHA256, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA384, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA512, (const unsigned char *d, size_t n, unsigned char *md))
+/* clang-format on */
 
-#define DECLARE_POINTER(ret, name, params) ret (*name) params;
+/* The table of libcrypto's functions: one pointer per LIBCRYPTO_FUNCTIONS entry, named as the function. */
+#define DECLARE_POINTER(ret, name, params) ret(*name) params;
 struct libcrypto {
     LIBCRYPTO_FUNCTIONS(DECLARE_POINTER)
 };
@@ -171,47 +175,5 @@ unsigned long libcrypto_version_num(void);
 #define LIBCRYPTO_BROKEN_IFMA_X2 0x30000040UL
 /* OpenSSL 3.0.8: the first 3.0 release whose RSA unblinding is constant-time (CVE-2022-4304). */
 #define LIBCRYPTO_CONSTTIME_UNBLINDING 0x30000080UL
-
-/* Throws fastrandom.jni.LibCryptoException with this message. */
-void throw_libcrypto(JNIEnv *env, const char *message);
-
-/* Throws with OpenSSL's most recent error on this thread, then clears its queue. */
-void throw_openssl(JNIEnv *env, const char *what);
-
-/* A big-endian unsigned magnitude from Java as a new BIGNUM (NULL if it is null or on failure). */
-BIGNUM *bignum_from_java(JNIEnv *env, jbyteArray array);
-
-/* A new Java byte[] holding these bytes (NULL with an exception pending on failure). */
-jbyteArray bytes_to_java(JNIEnv *env, const unsigned char *bytes, int length);
-
-/*
- * The digests of the one-call signatures (fastrandom.jni.LibCrypto.Hash, in
- * its order), with OpenSSL's one-shot functions: no algorithm fetching, no
- * context.
- */
-enum { HASH_SHA1, HASH_SHA224, HASH_SHA256, HASH_SHA384, HASH_SHA512, HASH_COUNT };
-#define MAX_DIGEST_BYTES 64
-
-/* The length of hash's digests, or 0 for no such hash. */
-int hash_digest_bytes(int hash);
-
-/*
- * The digest of data[offset, offset + length) (a Java byte[]) with hash,
- * into out (MAX_DIGEST_BYTES); its length, or 0 with an exception pending
- * (bad bounds or hash, or OpenSSL failed).
- */
-int java_digest(JNIEnv *env, int hash, jbyteArray data, jint offset, jint length, unsigned char *out);
-
-/* Whether [offset, offset + length) lies within the Java array (not null). */
-int java_bounds(JNIEnv *env, jbyteArray data, jint offset, jint length);
-
-/* Overwrites a buffer in a way the compiler cannot drop. */
-void wipe(void *buffer, size_t length);
-
-/* Constant-time equality of two byte strings of the same length: 1 when equal. */
-int same_bytes(const unsigned char *a, const unsigned char *b, size_t length);
-
-/* counts[0 .. length) (at most 8) as a new Java long[] (NULL with an exception pending on failure). */
-jlongArray counts_to_java(JNIEnv *env, const long long *counts, int length);
 
 #endif

@@ -26,7 +26,8 @@
  * the same algorithm on any x86_64 CPU.
  */
 #include "modexp_ifma.h"
-#include "libcrypto.h" /* wipe, and OpenSSL for ifma_modulus_new */
+#include "libcrypto.h" /* OpenSSL, for ifma_modulus_new */
+#include "mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,7 +37,10 @@
 #define LIMB_MASK ((UINT64_C(1) << LIMB_BITS) - 1)
 
 #if defined(FAST_RANDOM_IFMA_STANDIN) || !defined(__x86_64__)
-/* Stand-ins (and the code of CPUs other than x86_64, which never runs it): one struct of eight lanes, each intrinsic as a loop over the lanes. */
+/*
+ * Stand-ins (and the code of CPUs other than x86_64, which never runs it):
+ * one struct of eight lanes, each intrinsic as a loop over the lanes.
+ */
 typedef struct {
     uint64_t lane[8];
 } vec;
@@ -143,6 +147,7 @@ typedef __m512i vec;
 #define TARGET_AVX512 __attribute__((target("avx512f")))
 #define V_INLINE __attribute__((always_inline)) static inline
 
+/* clang-format off */
 TARGET_AVX512 V_INLINE vec v_zero(void) { return _mm512_setzero_si512(); }
 TARGET_AVX512 V_INLINE vec v_load(const uint64_t *p) { return _mm512_loadu_si512((const void *) p); }
 TARGET_AVX512 V_INLINE void v_store(uint64_t *p, vec v) { _mm512_storeu_si512((void *) p, v); }
@@ -157,6 +162,7 @@ TARGET_AVX512 V_INLINE vec v_add_lane0(vec v, uint64_t x)
 }
 TARGET_AVX512 V_INLINE vec v_and(vec a, vec b) { return _mm512_and_si512(a, b); }
 TARGET_AVX512 V_INLINE vec v_or(vec a, vec b) { return _mm512_or_si512(a, b); }
+/* clang-format on */
 
 /* XCR0 bits: SSE, AVX and the three AVX-512 state components. */
 #define XCR0_AVX512_STATE 0xe6
@@ -180,6 +186,7 @@ int ifma_available(void)
 /* VZEROALL clears zmm0-15; zmm16-31 one by one. */
 TARGET_AVX512 static void clear_registers(void)
 {
+    /* clang-format off */
     __asm__ volatile("vzeroall\n\t"
                      "vpxord %%zmm16, %%zmm16, %%zmm16\n\tvpxord %%zmm17, %%zmm17, %%zmm17\n\t"
                      "vpxord %%zmm18, %%zmm18, %%zmm18\n\tvpxord %%zmm19, %%zmm19, %%zmm19\n\t"
@@ -193,6 +200,7 @@ TARGET_AVX512 static void clear_registers(void)
                          "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",
                          "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",
                          "xmm28", "xmm29", "xmm30", "xmm31", "memory");
+    /* clang-format on */
 }
 #endif
 
@@ -355,7 +363,8 @@ PRODUCT_FOR(5)  /* 2048-bit moduli and primes (RSA-4096) */
 PRODUCT_FOR(8)  /* 3072-bit moduli */
 PRODUCT_FOR(10) /* 4096-bit moduli */
 
-TARGET_IFMA static void product_any(uint64_t *result, const uint64_t *a, const uint64_t *b, const struct ifma_modulus *m)
+TARGET_IFMA static void product_any(uint64_t *result, const uint64_t *a, const uint64_t *b,
+                                    const struct ifma_modulus *m)
 {
     product_of(m->vectors, result, a, b, m);
 }

@@ -23,6 +23,7 @@
  * the same factor, and one that fails throws its pair away.
  */
 #include "rsa_blinding.h"
+#include "mem.h"
 #include "test_hooks.h"
 
 #include <pthread.h>

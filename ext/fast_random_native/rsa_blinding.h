@@ -1,9 +1,9 @@
 /*
  * RSA blinding for fast_random's own private operation (rsa_blinding.c),
  * on the fixed-width limbs of modexp_ifma.h. Keys on OpenSSL's private
- * operation are blinded by OpenSSL (openssl_rsa.c).
+ * operation are blinded by OpenSSL (libcrypto_rsa.c).
  *
- * Used by openssl_rsa.c; below the engines.
+ * Used by libcrypto_rsa.c; below the engines.
  */
 #ifndef FAST_RANDOM_RSA_BLINDING_H
 #define FAST_RANDOM_RSA_BLINDING_H

@@ -4,7 +4,7 @@
  * where it is faster than OpenSSL's: primes of one length above 1024 bits
  * (RSA-3072 and 4096; OpenSSL 3.0 has IFMA code for 1024-bit primes only),
  * where the CPU has IFMA. Every other key's private operation is OpenSSL's
- * own (openssl_rsa.c); see rsa_crt_takes.
+ * own (libcrypto_rsa.c); see rsa_crt_takes.
  *
  * Fixed-width from the blinded input to the result: every value lives in
  * limbs of its modulus's full width (modexp_ifma.h), never trimmed to its
@@ -30,6 +30,7 @@
  * factors through rsa_crt_inverse.
  */
 #include "rsa_crt.h"
+#include "mem.h"
 #include "test_hooks.h"
 
 #include <stdlib.h>

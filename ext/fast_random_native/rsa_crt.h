@@ -3,9 +3,9 @@
  * remainder theorem on AVX-512 IFMA (rsa_crt.c), fixed-width from the
  * blinded input to the result, checked with the public exponent. Taken
  * only by the keys rsa_crt_takes() accepts; every other key's private
- * operation is OpenSSL's own (openssl_rsa.c).
+ * operation is OpenSSL's own (libcrypto_rsa.c).
  *
- * Used by openssl_rsa.c and rsa_blinding.c; below the engines.
+ * Used by libcrypto_rsa.c and rsa_blinding.c; below the engines.
  */
 #ifndef FAST_RANDOM_RSA_CRT_H
 #define FAST_RANDOM_RSA_CRT_H
@@ -27,7 +27,7 @@ struct rsa_crt;
 int rsa_crt_takes(int p_bits, int q_bits, int ifma);
 
 /*
- * The CRT for a validated key (openssl_rsa.c) that rsa_crt_takes: n for
+ * The CRT for a validated key (libcrypto_rsa.c) that rsa_crt_takes: n for
  * IFMA and e (big-endian, e_length bytes) stay the caller's for as long as
  * this lives. NULL on failure.
  */

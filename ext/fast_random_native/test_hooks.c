@@ -1,11 +1,17 @@
 /*
- * The test build's hooks (test_hooks.h): fault injection, and its JNI
- * methods for fastrandom.jni.NativeTestHooks. Empty in the shipped library.
+ * The test build's hooks (test_hooks.h): fault injection, and the JNI
+ * methods of fastrandom.jni.NativeTestHooks. Compiled into the test builds
+ * only (the Rakefile leaves it out of the shipped library).
+ *
+ * Java side: fastrandom.jni.NativeTestHooks.
  */
+#ifndef FAST_RANDOM_TEST_BUILD
+#error "test_hooks.c belongs to the test builds only (-DFAST_RANDOM_TEST_BUILD, see the Rakefile)"
+#endif
+
 #include "test_hooks.h"
 
-#ifdef FAST_RANDOM_TEST_BUILD
-#include "libcrypto.h"
+#include <jni.h>
 
 static int countdowns[FAULT_COUNT];
 
@@ -57,11 +63,31 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_ecWrongAnswers0(JNIEn
 }
 
 /* Tests: the next count verifications on an EC verification table fail midway (ECDSA_do_verify then decides). */
-JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectTableVerifyFailures0(JNIEnv *env, jclass cls, jint count)
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectTableVerifyFailures0(JNIEnv *env, jclass cls,
+                                                                                      jint count)
 {
     (void) env;
     (void) cls;
     test_fault_set(FAULT_EC_TABLE_VERIFY, count);
+}
+
+static int table_after_override = -1; /* atomic; -1 the defaults, 0 never, n after n verifications */
+
+int test_table_after(int after)
+{
+    int override = __atomic_load_n(&table_after_override, __ATOMIC_RELAXED);
+    if (after != 0 && override >= 0) return override;
+    return after;
+}
+
+/* Tests: tables after `after` verifications (-1: the defaults, 0: never); the next `faults` builds fail. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_verifyTables0(JNIEnv *env, jclass cls, jint after,
+                                                                         jint faults)
+{
+    (void) env;
+    (void) cls;
+    __atomic_store_n(&table_after_override, after, __ATOMIC_RELAXED);
+    test_fault_set(FAULT_EC_TABLE, faults);
 }
 
 /* Whether this is the test build (the shipped library has no such method). */
@@ -71,6 +97,3 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_NativeTestHooks_present0(JNIEnv *
     (void) cls;
     return JNI_TRUE;
 }
-#else
-typedef int test_hooks_absent; /* ISO C wants something in a translation unit */
-#endif

@@ -58,8 +58,9 @@ static RSA *openssl_key(unsigned char *const values[VALUES], const int lengths[V
     BIGNUM *v[VALUES];
     for (int i = 0; i < VALUES; i++) v[i] = crypto.BN_bin2bn(values[i], lengths[i], NULL);
     RSA *rsa = crypto.RSA_new();
-    if (rsa == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL()) || !crypto.RSA_set0_key(rsa, v[0], v[1], v[2])
-        || !crypto.RSA_set0_factors(rsa, v[3], v[4]) || !crypto.RSA_set0_crt_params(rsa, v[5], v[6], v[7])) {
+    if (rsa == NULL || !crypto.RSA_set_method(rsa, crypto.RSA_PKCS1_OpenSSL())
+        || !crypto.RSA_set0_key(rsa, v[0], v[1], v[2]) || !crypto.RSA_set0_factors(rsa, v[3], v[4])
+        || !crypto.RSA_set0_crt_params(rsa, v[5], v[6], v[7])) {
         return NULL;
     }
     return rsa;

@@ -29,7 +29,9 @@
  *
  * Java side: fastrandom.jni.EcKey.
  */
+#include "jni_helpers.h"
 #include "libcrypto.h"
+#include "mem.h"
 #include "test_hooks.h"
 
 #include <stdint.h>
@@ -141,11 +143,7 @@ int test_ec_public_point(int nid, const unsigned char *d, int d_length, int unfl
  */
 static jlong new_ec_key(JNIEnv *env, jint nid, jbyteArray d_bytes, jbyteArray x, jbyteArray y)
 {
-    const char *failure = libcrypto_open();
-    if (failure != NULL) {
-        throw_libcrypto(env, failure);
-        return 0;
-    }
+    if (!libcrypto_ready(env)) return 0;
     struct ec_key *key = calloc(1, sizeof *key);
     BIGNUM *d = NULL;
     EC_POINT *point = NULL;
@@ -214,7 +212,7 @@ static int ecdsa_input(JNIEnv *env, jint hash, jbyteArray data, jint offset, jin
 }
 
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPrivate(JNIEnv *env, jclass cls, jint nid, jbyteArray d,
-                                                              jbyteArray x, jbyteArray y)
+                                                             jbyteArray x, jbyteArray y)
 {
     (void) cls;
     if (d == NULL) {
@@ -224,7 +222,8 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPrivate(JNIEnv *env, jclass
     return new_ec_key(env, nid, d, x, y);
 }
 
-JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPublic(JNIEnv *env, jclass cls, jint nid, jbyteArray x, jbyteArray y)
+JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPublic(JNIEnv *env, jclass cls, jint nid, jbyteArray x,
+                                                            jbyteArray y)
 {
     (void) cls;
     if (x == NULL || y == NULL) {
@@ -244,7 +243,8 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_EcKey_free(JNIEnv *env, jclass cls, j
 
 /* An ECDSA signature, DER-encoded, of the data hashed with hash (or of the data itself when prehashed). */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass cls, jlong handle, jint hash,
-                                                             jbyteArray data, jint offset, jint length, jboolean prehashed)
+                                                            jbyteArray data, jint offset, jint length,
+                                                            jboolean prehashed)
 {
     (void) cls;
     struct ec_key *key = ec_key_from_handle(env, handle, 1);
@@ -304,7 +304,7 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
  * an OpenSSL call in it fails (no memory), ECDSA_do_verify decides instead;
  * table_verifications counts only the verifications a table decided
  * (FastRandom::EC.stats[:table_verifications]).
- * Test hooks (test build only): fastrandom.jni.NativeTestHooks.verifyTables.
+ * Test hooks (test build only, test_hooks.c): fastrandom.jni.NativeTestHooks.verifyTables.
  */
 #define MAX_TABLES 64
 #define TABLE_AFTER_P256 1024
@@ -313,19 +313,13 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_sign(JNIEnv *env, jclass 
 #define NID_P521 716
 
 static int live_tables; /* atomic: tables that exist, in this copy of the library */
-static unsigned long table_verifications; /* atomic: verifications decided on a table, by this copy of the library (one per JRuby runtime) */
-#ifdef FAST_RANDOM_TEST_BUILD
-static int table_after_override = -1; /* atomic; tests: -1 the defaults, 0 never, n after n verifications */
-#endif
+/* atomic: verifications decided on a table, by this copy of the library (one per JRuby runtime) */
+static unsigned long table_verifications;
 
 static int table_after(int nid)
 {
     int after = nid == NID_P256 ? TABLE_AFTER_P256 : nid == NID_P521 ? TABLE_AFTER_P521 : 0;
-#ifdef FAST_RANDOM_TEST_BUILD
-    int override = __atomic_load_n(&table_after_override, __ATOMIC_RELAXED);
-    if (after != 0 && override >= 0) return override;
-#endif
-    return after;
+    return TEST_TABLE_AFTER(after);
 }
 
 static void free_verify_table(EC_GROUP *table)
@@ -395,7 +389,8 @@ static int verify_with_table(const struct ec_key *key, const EC_GROUP *table, co
 {
     const EC_GROUP *group = crypto.EC_KEY_get0_group(key->key);
     const BIGNUM *order = crypto.EC_GROUP_get0_order(group);
-    if (crypto.BN_is_zero(r) || crypto.BN_ucmp(r, order) >= 0 || crypto.BN_is_zero(s) || crypto.BN_ucmp(s, order) >= 0) {
+    if (crypto.BN_is_zero(r) || crypto.BN_ucmp(r, order) >= 0 || crypto.BN_is_zero(s)
+        || crypto.BN_ucmp(s, order) >= 0) {
         return 0;
     }
     int order_bits = crypto.BN_num_bits(order), verdict = -1;
@@ -429,17 +424,6 @@ static int verify_with_table(const struct ec_key *key, const EC_GROUP *table, co
     crypto.BN_CTX_free(ctx);
     return verdict;
 }
-
-#ifdef FAST_RANDOM_TEST_BUILD
-/* Tests: tables after `after` verifications (-1: the defaults, 0: never); the next `faults` builds fail. */
-JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_verifyTables0(JNIEnv *env, jclass cls, jint after, jint faults)
-{
-    (void) env;
-    (void) cls;
-    __atomic_store_n(&table_after_override, after, __ATOMIC_RELAXED);
-    test_fault_set(FAULT_EC_TABLE, faults);
-}
-#endif
 
 JNIEXPORT jint JNICALL Java_fastrandom_jni_EcKey_liveVerifyTables0(JNIEnv *env, jclass cls)
 {
@@ -491,8 +475,8 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_EcKey_verify(JNIEnv *env, jclass 
 }
 
 /* The ECDH secret with the peer's point (x, y): the x coordinate of d Q, field_bytes long. */
-JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_derive(JNIEnv *env, jclass cls, jlong handle,
-                                                               jbyteArray x, jbyteArray y)
+JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_EcKey_derive(JNIEnv *env, jclass cls, jlong handle, jbyteArray x,
+                                                              jbyteArray y)
 {
     (void) cls;
     struct ec_key *key = ec_key_from_handle(env, handle, 1);

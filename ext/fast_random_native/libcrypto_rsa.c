@@ -43,7 +43,9 @@
  *
  * Java side: fastrandom.jni.LibCrypto.
  */
+#include "jni_helpers.h"
 #include "libcrypto.h"
+#include "mem.h"
 #include "modexp_ifma.h"
 #include "rsa_blinding.h"
 #include "test_hooks.h"
@@ -84,12 +86,13 @@ static int ifma_in_use(void)
 }
 
 /*
- * The DigestInfo of each digest (libcrypto.h's HASH_*, in that order):
+ * The DigestInfo of each digest (jni_helpers.h's HASH_*, in that order):
  * the digest's length and the DER prefix before it (RFC 8017, section 9.2,
  * note 1): SEQUENCE { SEQUENCE { OID, NULL }, OCTET STRING of the digest length }.
  */
 #define MAX_PREFIX_BYTES 19
 
+/* clang-format off */
 static const struct digest_info {
     int digest_bytes;
     int prefix_bytes;
@@ -105,6 +108,7 @@ static const struct digest_info {
     {64, 19, {0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03,
               0x05, 0x00, 0x04, 0x40}},
 };
+/* clang-format on */
 
 /* Padding type 1 needs at least 8 bytes of 0xff, with 00 01 before and 00 after. */
 #define PKCS1_OVERHEAD 11
@@ -320,6 +324,14 @@ static int read_input(JNIEnv *env, struct rsa_key *key, jbyteArray input, unsign
     return !(*env)->ExceptionCheck(env);
 }
 
+/* The live key behind handle, with input read into buffer (read_input); NULL with an exception otherwise. */
+static struct rsa_key *key_with_input(JNIEnv *env, jlong handle, int need_private, jbyteArray input,
+                                      unsigned char *buffer)
+{
+    struct rsa_key *key = key_from_handle(env, handle, need_private);
+    return key != NULL && read_input(env, key, input, buffer) ? key : NULL;
+}
+
 /*
  * out = in^e mod n; 1 on success. The exponent is public, so an ordinary
  * (not constant-time) exponentiation is right: AVX-512 IFMA's when the key
@@ -385,7 +397,9 @@ static int private_op(JNIEnv *env, struct rsa_key *key, const unsigned char *in,
     } else if (!public_exp(key, out, check, &too_large, 1) || too_large) {
         throw_openssl(env, "RSA private operation: the public-exponent check could not run");
     } else if (!same_bytes(check, in, key->bytes)) {
-        throw_libcrypto(env, "RSA private operation: the result failed the public-exponent check (computation fault); nothing was returned");
+        throw_libcrypto(env,
+                        "RSA private operation: the result failed the public-exponent check (computation fault); "
+                        "nothing was returned");
     } else {
         ok = 1;
     }
@@ -484,12 +498,9 @@ static void throw_why(JNIEnv *env, const char *why, int openssl)
 JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPublicKey(JNIEnv *env, jclass cls, jbyteArray n, jbyteArray e)
 {
     (void) cls;
-    const char *why = libcrypto_open();
+    const char *why = NULL;
     int openssl = 0;
-    if (why != NULL) {
-        throw_libcrypto(env, why);
-        return 0;
-    }
+    if (!libcrypto_ready(env)) return 0;
     struct rsa_key *key = new_public_half(bignum_from_java(env, n), bignum_from_java(env, e), &why, &openssl);
     if (key == NULL) throw_why(env, why, openssl);
     return (jlong) (intptr_t) key;
@@ -500,12 +511,9 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_newPrivateKey(JNIEnv *env,
     jbyteArray dmp1, jbyteArray dmq1, jbyteArray iqmp, jboolean check_results)
 {
     (void) cls;
-    const char *why = libcrypto_open();
+    const char *why = NULL;
     int openssl = 0;
-    if (why != NULL) {
-        throw_libcrypto(env, why);
-        return 0;
-    }
+    if (!libcrypto_ready(env)) return 0;
     BIGNUM *values[PRIVATE_VALUES] = {
         bignum_from_java(env, d), bignum_from_java(env, p), bignum_from_java(env, q),
         bignum_from_java(env, dmp1), bignum_from_java(env, dmq1), bignum_from_java(env, iqmp),
@@ -526,15 +534,13 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_LibCrypto_freeKey(JNIEnv *env, jclass
 
 /* input^d mod n (see private_op). */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateRaw(JNIEnv *env, jclass cls, jlong handle,
-                                                                     jbyteArray input)
+                                                                      jbyteArray input)
 {
     (void) cls;
-    struct rsa_key *key = key_from_handle(env, handle, 1);
-    if (key == NULL) return NULL;
-
     unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     jbyteArray result = NULL;
-    if (read_input(env, key, input, in) && private_op(env, key, in, out)) result = bytes_to_java(env, out, key->bytes);
+    struct rsa_key *key = key_with_input(env, handle, 1, input, in);
+    if (key != NULL && private_op(env, key, in, out)) result = bytes_to_java(env, out, key->bytes);
     wipe(out, sizeof out);
     wipe(in, sizeof in);
     return result;
@@ -542,15 +548,13 @@ JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_privateRaw(JNIEnv *en
 
 /* input^e mod n with the key's cached Montgomery context. */
 JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_publicRaw(JNIEnv *env, jclass cls, jlong handle,
-                                                                    jbyteArray input)
+                                                                     jbyteArray input)
 {
     (void) cls;
-    struct rsa_key *key = key_from_handle(env, handle, 0);
-    if (key == NULL) return NULL;
-
     unsigned char in[MAX_MODULUS_BYTES], out[MAX_MODULUS_BYTES];
     int too_large = 0;
-    if (!read_input(env, key, input, in)) return NULL;
+    struct rsa_key *key = key_with_input(env, handle, 0, input, in);
+    if (key == NULL) return NULL;
     if (!public_exp(key, in, out, &too_large, 0)) {
         if (too_large) throw_libcrypto(env, "RSA public operation: the input is not less than the modulus");
         else throw_openssl(env, "RSA public operation failed");
@@ -616,10 +620,12 @@ JNIEXPORT jboolean JNICALL Java_fastrandom_jni_LibCrypto_verifyPkcs1(JNIEnv *env
 }
 
 /* The DER DigestInfo of a digest made with hash (what PKCS#1 v1.5 signs); for fallbacks in Java. */
-JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_digestInfo0(JNIEnv *env, jclass cls, jint hash, jbyteArray digest)
+JNIEXPORT jbyteArray JNICALL Java_fastrandom_jni_LibCrypto_digestInfo0(JNIEnv *env, jclass cls, jint hash,
+                                                                       jbyteArray digest)
 {
     (void) cls;
-    if (hash < 0 || hash >= HASH_COUNT || digest == NULL || (*env)->GetArrayLength(env, digest) != DIGEST_INFO[hash].digest_bytes) {
+    if (hash < 0 || hash >= HASH_COUNT || digest == NULL
+        || (*env)->GetArrayLength(env, digest) != DIGEST_INFO[hash].digest_bytes) {
         throw_libcrypto(env, "DigestInfo: bad digest");
         return NULL;
     }
