@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/fail_over"
-require_relative "support/mri_ec"
+require_relative "../test_helper"
+require_relative "../support/fail_over"
+require_relative "../support/mri_ec"
 require "json"
 require "openssl"
 
@@ -12,7 +12,7 @@ require "openssl"
 # MRI and MRI's verify here, for every curve and digest; ECDH secrets are
 # MRI's; keys from generate, PEM, DER and components all work; bad input
 # raises what stock raises; FastRandom::EC.stats proves who did the work.
-# (Wycheproof's vectors: test/ec_wycheproof_test.rb.)
+# (Wycheproof's vectors: test/ec/wycheproof_test.rb.)
 class EcEngineTest < Minitest::Test
   include FailOver::Assertions
 

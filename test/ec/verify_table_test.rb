@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/mri_ec"
+require_relative "../test_helper"
+require_relative "../support/mri_ec"
 require "json"
 require "openssl"
 
@@ -11,7 +11,7 @@ require "openssl"
 # ECDSA verification instead of ECDSA_do_verify. These tests force the
 # tables early (EcKey.verifyTables) and check what users rely on: every
 # verdict is the same as without a table (MRI's signatures, tampered ones,
-# out-of-range r and s; Wycheproof's vectors: test/ec_wycheproof_test.rb),
+# out-of-range r and s; Wycheproof's vectors: test/ec/wycheproof_test.rb),
 # a key earns its table exactly once however many threads verify with it,
 # a failed build leaves verification correct, at most 64 exist, a key
 # refused at the limit gets a table once one is freed, a table goes with

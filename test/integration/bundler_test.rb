@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/packaging"
+require_relative "../test_helper"
+require_relative "../support/packaging"
 
 # Applications that get fast_random through Bundler, with no network: each
 # Ruby's own Bundler (JRuby's bundled one, MRI's default gem) resolves the

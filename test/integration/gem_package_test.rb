@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/packaging"
+require_relative "../test_helper"
+require_relative "../support/packaging"
 
 # The java gem as users get it: `rake gem` builds
 # pkg/fast_random-VERSION-java.gem, this JRuby's own `gem install --local`

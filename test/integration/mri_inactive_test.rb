@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/packaging"
+require_relative "../test_helper"
+require_relative "../support/packaging"
 
 # On MRI (Debian's ruby), `require "fast_random"` must not break an
 # application that shares its Gemfile and initializers with JRuby: it changes

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 require "json"
 require "open3"
 require "tmpdir"
@@ -8,7 +8,7 @@ require "tmpdir"
 # Several JRuby runtimes in one JVM, each loading fast_random through a
 # class loader of its own (org.jruby.embed.ScriptingContainer, as JVM
 # applications embed Ruby; jruby-rack's pools and redeploys do the same,
-# see servlet_deploy_test.rb). test/support/runtimes.rb runs each scenario
+# see test/integration/servlet_deploy_test.rb). test/support/runtimes.rb runs each scenario
 # in a JRuby of its own and reports JSON.
 class MultiRuntimeTest < Minitest::Test
   HEAVY = "several JRuby runtimes per scenario: bin/test's main passes run this " \
@@ -16,7 +16,7 @@ class MultiRuntimeTest < Minitest::Test
 
   def scenario(*args, java_options: nil)
     env = java_options ? { "FAST_RANDOM_JAVA_OPTS" => java_options } : {}
-    out, err, status = Open3.capture3(env, *TestHelper.jruby_command, File.join(__dir__, "support", "runtimes.rb"), *args)
+    out, err, status = Open3.capture3(env, *TestHelper.jruby_command, File.expand_path("../support/runtimes.rb", __dir__), *args)
     assert status.success?, "runtimes.rb #{args.join(' ')} failed:\n#{err[-4000..] || err}"
     JSON.parse(out.lines.last)
   end
@@ -24,7 +24,7 @@ class MultiRuntimeTest < Minitest::Test
   # [EC, RSA]: what this runtime, alone in its JVM, gets; the native
   # engines wherever the pass has the library.
   # What a runtime wrote to its $stderr, but the one warning a pass without
-  # the CPU's generator expects from every runtime (cpu_random_test.rb).
+  # the CPU's generator expects from every runtime (test/random/cpu_random_test.rb).
   def warnings(report)
     report["errors"].lines.grep_v(/seeding from the OS only, without CPU entropy/).join
   end
@@ -95,7 +95,7 @@ class MultiRuntimeTest < Minitest::Test
   # (UUID.randomUUID), each torn down without uninstalling anything.
   # On JRuby 10.1 every runtime runs on the process's main thread, which
   # outlives them all. JRuby 9.4 itself keeps every runtime reachable in two
-  # ways that have nothing to do with fast_random (servlet_deploy_test.rb's
+  # ways that have nothing to do with fast_random (test/integration/servlet_deploy_test.rb's
   # control shows them without fast_random): its default
   # jruby.ji.class.values=STABLE keeps per-class data in ClassValues that
   # hold the runtime, and it leaves thread-locals holding a runtime on each

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # OpenSSL::Random.random_bytes uses fast_random's generators whether openssl
 # is loaded before or after fast_random, and fast_random never loads openssl.

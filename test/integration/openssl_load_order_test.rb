@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # FastRandom::RSA and the require hook, whatever the load order: every
 # FastRandom::RSA method works before openssl is loaded, `require "openssl"`

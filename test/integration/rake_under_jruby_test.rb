@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/packaging"
+require_relative "../test_helper"
+require_relative "../support/packaging"
 require "shellwords"
 
 # The Rakefile's tasks under JRuby's own rake (`jruby -S rake compile`, as

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/rails_stack"
+require_relative "../test_helper"
+require_relative "../support/rails_stack"
 require "json"
 require "open3"
 require "tmpdir"
@@ -14,7 +14,7 @@ require "tmpdir"
 # made), not the name of the method the middleware calls. Each case runs in a
 # fresh JRuby, so Rails' core extensions stay out of this test process.
 class RequestIdTest < Minitest::Test
-  SUPPORT = File.join(__dir__, "support")
+  SUPPORT = File.expand_path("../support", __dir__)
   UUID_V4 = TestHelper::UUID_V4
 
   THROUGH_THE_MIDDLEWARE = <<~'RUBY'

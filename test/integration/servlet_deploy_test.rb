@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/servlet_deploy"
+require_relative "../test_helper"
+require_relative "../support/servlet_deploy"
 
 # Many JRuby runtimes in one JVM, as a servlet container has them.
 #

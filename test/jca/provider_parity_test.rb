@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "jca_provider_test"
+require_relative "provider_test"
 
 # The JVM-wide provider against the JDK's own providers where a review found
 # them apart: ECDH's state after generateSecret (SunEC's), RSA signatures of

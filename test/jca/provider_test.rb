@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 require "openssl"
 
 # The JVM-wide JCA provider (FastRandom.install_jca_provider): its place in
@@ -11,7 +11,7 @@ require "openssl"
 # take going to the next provider with the next provider's results; and a
 # failing native call (fault injection) still giving a correct result, once
 # warned, with the next call native again. TLS and X.509 end to end:
-# test/jca_tls_test.rb.
+# test/jca/tls_test.rb.
 class JcaProviderTest < Minitest::Test
   Security = java.security.Security
   Signature = java.security.Signature

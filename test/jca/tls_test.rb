@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/tls_peers"
+require_relative "../test_helper"
+require_relative "../support/tls_peers"
 require "openssl"
 require "tmpdir"
 

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "quality/rules"
+require_relative "../test_helper"
+require_relative "rules"
 
 # The pass/fail rules of `rake quality` (test/quality/rules.rb), on canned
 # dieharder and rngtest output: the batteries themselves take hours and run

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # Chi-square checks that outputs are uniform. Each test compares Pearson's
 # statistic against TestHelper.chi_square_limit(k): the value a fair

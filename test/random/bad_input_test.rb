@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/bad_input_probe"
-require_relative "support/reference_rubies"
+require_relative "../test_helper"
+require_relative "../support/bad_input_probe"
+require_relative "../support/reference_rubies"
 
 # Bad input for every public SecureRandom method and for
 # OpenSSL::Random.random_bytes (test/support/bad_input_probe.rb: nil,
@@ -15,7 +15,7 @@ require_relative "support/reference_rubies"
 # a JVM crash fails these tests instead of stopping the suite; each case must
 # also finish within CASE_SECONDS and raise no Java exception.
 class BadInputTest < Minitest::Test
-  PROBE = File.expand_path("support/bad_input_probe.rb", __dir__)
+  PROBE = File.expand_path("../support/bad_input_probe.rb", __dir__)
   CASE_SECONDS = 5
 
   class << self

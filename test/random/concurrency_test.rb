@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/uuid_tally"
+require_relative "../test_helper"
+require_relative "../support/uuid_tally"
 
 # One generator per thread (and per fiber, and per Java thread), each seeded
 # on its own: no duplicates, no exceptions, no shared state.

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # The RDRAND/RDSEED backend through the JNI library, and its fallbacks.
 # This machine has RDRAND and RDSEED; bin/test also runs the whole suite with

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # NIST CAVP CTR_DRBG vectors (AES-256, no derivation function, no prediction
 # resistance), run through fastrandom.random.CtrDrbg: the class every

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # Failure paths are product paths: a fill, a DRBG step, a reseed or a seed
 # that throws at a chosen call, and what the generator hands out afterwards.

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # The per-thread generator's state hygiene: reseeding really changes the DRBG
 # state, the reseed limits apply, and bytes handed out are wiped from the buffer.

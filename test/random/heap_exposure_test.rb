@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 require "json"
 
 # What a heap dump shows of a thread's generator: its current DRBG key and
@@ -10,7 +10,7 @@ require "json"
 # included) in a child JRuby whose JVM opens the JDK's crypto packages, as a
 # heap dump would.
 class HeapExposureTest < Minitest::Test
-  ATTACKER = File.expand_path("support/heap_attacker.rb", __dir__)
+  ATTACKER = File.expand_path("../support/heap_attacker.rb", __dir__)
   OPENS = %w[javax.crypto com.sun.crypto.provider].map { |pkg| "--add-opens=java.base/#{pkg}=ALL-UNNAMED" }.join(" ")
 
   def attack

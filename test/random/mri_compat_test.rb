@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/mri_probe"
-require_relative "support/reference_rubies"
+require_relative "../test_helper"
+require_relative "../support/mri_probe"
+require_relative "../support/reference_rubies"
 
 # fast_random's SecureRandom against a live MRI (Debian's `ruby`, which
 # bin/setup installs), case by case: for every method and argument form in
@@ -13,7 +13,7 @@ require_relative "support/reference_rubies"
 # the installed MRI is too old to have are compared with MRI 3.4's own
 # securerandom.rb, run by stock JRuby 10.1.
 class MriCompatTest < Minitest::Test
-  PROBE = File.expand_path("support/mri_probe.rb", __dir__)
+  PROBE = File.expand_path("../support/mri_probe.rb", __dir__)
 
   class << self
     # MRI's answers, or the reason there are none: {"error" => "..."}.

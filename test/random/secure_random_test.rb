@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # What SecureRandom returns once fast_random is loaded: formats, lengths,
 # encodings, and that the methods really are fast_random's.
@@ -76,7 +76,7 @@ class SecureRandomTest < Minitest::Test
   end
 
   def test_uuid_v7_extra_timestamp_bits
-    # The order they give: uuid_v7_order_test.rb.
+    # The order they give: test/random/uuid_v7_order_test.rb.
     (0..12).each { |bits| assert_match UUID_V7, SecureRandom.uuid_v7(extra_timestamp_bits: bits) }
     assert_raises(ArgumentError) { SecureRandom.uuid_v7(extra_timestamp_bits: 13) }
     assert_raises(ArgumentError) { SecureRandom.uuid_v7(extra_timestamp_bits: -1) }

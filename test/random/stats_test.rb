@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # FastRandom.stats[:calls]: how many calls of each kind each backend served,
 # counted in Java by the methods that produce the output, so a caller (the

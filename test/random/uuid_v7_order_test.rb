@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # What MRI's uuid_v7 promises about order (lib/random/formatter.rb,
 # "Monotonicity"), and only that:

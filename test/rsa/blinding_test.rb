@@ -1,9 +1,9 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/fail_over"
-require_relative "support/rsa_engine_switching"
-require_relative "support/rsa_test_keys"
+require_relative "../test_helper"
+require_relative "../support/fail_over"
+require_relative "../support/rsa_engine_switching"
+require_relative "../support/rsa_test_keys"
 require "openssl"
 
 # fast_random's own RSA private operation (AVX-512 IFMA, primes of one

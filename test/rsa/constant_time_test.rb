@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/rsa_test_keys"
+require_relative "../test_helper"
+require_relative "../support/rsa_test_keys"
 require "open3"
 require "tmpdir"
 
@@ -26,9 +26,9 @@ require "tmpdir"
 # secrets differ in limb pattern (test/vectors/ct_keys.txt: a dP with a zero
 # top limb, a qInv below 2^64) and for inputs 1, n - 1 and p.
 class RsaConstantTimeTest < Minitest::Test
-  ROOT = File.expand_path("..", __dir__)
+  ROOT = File.expand_path("../..", __dir__)
   HARNESS = File.join(ROOT, "tmp/native/ct_harness")
-  KEYS = File.join(__dir__, "vectors/ct_keys.txt")
+  KEYS = File.expand_path("../vectors/ct_keys.txt", __dir__)
   MEMCHECK_BITS = [2048, 3000, 3072, 4096].freeze
 
   def setup

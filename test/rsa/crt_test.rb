@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/rsa_engine_switching"
-require_relative "support/rsa_test_keys"
+require_relative "../test_helper"
+require_relative "../support/rsa_engine_switching"
+require_relative "../support/rsa_test_keys"
 require "openssl"
 
 # The :openssl engine's private operation: fast_random's own CRT
@@ -222,7 +222,7 @@ class RsaCrtTest < Minitest::Test
   # build only, which every bin/test pass loads.
   def test_fault_injection_is_in_the_test_build_only
     assert Hooks.present, "bin/test loads the test build"
-    shipped = File.expand_path("../lib/fast_random/#{Java::FastrandomJni::NativeLibrary.platform_file}", __dir__)
+    shipped = File.expand_path("../../lib/fast_random/#{Java::FastrandomJni::NativeLibrary.platform_file}", __dir__)
     skip "no shipped library is built for this platform" unless File.file?(shipped)
     symbols = `nm -D --defined-only #{shipped}`
     assert $?.success?, "nm failed"

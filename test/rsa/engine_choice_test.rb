@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 
 # Which RSA engine runs, and when fast_random's RSA loads at all: each case
 # in a fresh JRuby, so load order, environment and warnings are real.

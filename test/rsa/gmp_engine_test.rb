@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/rsa_engine_contract"
+require_relative "../test_helper"
+require_relative "../support/rsa_engine_contract"
 require "openssl" # jruby-openssl's BouncyCastle, which bouncycastle-rsa builds on
 
 # The :gmp RSA engine (bouncycastle-rsa's NativeRSAEngine over jnagmp's GMP,

@@ -1,9 +1,9 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/fail_over"
-require_relative "support/rsa_engine_switching"
-require_relative "support/rsa_test_keys"
+require_relative "../test_helper"
+require_relative "../support/fail_over"
+require_relative "../support/rsa_engine_switching"
+require_relative "../support/rsa_test_keys"
 require "openssl"
 
 # PKCS#1 v1.5 signatures on the :openssl engine, one native call each
@@ -11,8 +11,8 @@ require "openssl"
 # #verifyPkcs1): the same bytes and the same verdicts as stock
 # jruby-openssl (BouncyCastle) for every digest, message length and
 # malformed signature, and stock's result, with one warning, when the native
-# call fails. (MRI's bytes: test/rsa_pkey_test.rb; Wycheproof's verdicts:
-# test/rsa_wycheproof_test.rb.)
+# call fails. (MRI's bytes: test/rsa/pkey_test.rb; Wycheproof's verdicts:
+# test/rsa/wycheproof_test.rb.)
 class RsaOneCallSignatureTest < Minitest::Test
   include FailOver::Assertions
   include RsaEngineSwitching

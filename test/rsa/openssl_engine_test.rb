@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/rsa_engine_contract"
+require_relative "../test_helper"
+require_relative "../support/rsa_engine_contract"
 
 # The :openssl RSA engine (OpenSSL's libcrypto 3 through the JNI library),
 # driven through its Java classes: the engine contract, then what is its own

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
-require_relative "support/mri_rsa"
-require_relative "support/rsa_engine_switching"
+require_relative "../test_helper"
+require_relative "../support/mri_rsa"
+require_relative "../support/rsa_engine_switching"
 require "openssl"
 
 # OpenSSL::PKey::RSA through fast_random's engines, against MRI's OpenSSL and

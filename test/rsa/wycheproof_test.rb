@@ -1,9 +1,9 @@
 # frozen_string_literal: true
 
-require_relative "test_helper"
+require_relative "../test_helper"
 require "json"
 require "openssl"
-require_relative "support/rsa_engine_switching"
+require_relative "../support/rsa_engine_switching"
 
 # Project Wycheproof's RSA vectors (test/vectors/wycheproof) through
 # OpenSSL::PKey::RSA on each fast engine and on stock jruby-openssl: for every
