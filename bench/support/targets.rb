@@ -36,12 +36,9 @@ module Bench
 
     # One target per combination of its each: values, substituted.
     def expand(target)
-      names = target.fetch("each", {}).keys
-      values = target.fetch("each", {}).values
-      combinations = values.empty? ? [[]] : values.first.product(*values.drop(1))
-      combinations.map do |combination|
-        substitute(target.except("each"), names.zip(combination).to_h { |name, value| [name, value.to_s] })
-      end
+      each = target.fetch("each", {})
+      combinations = each.values.inject([[]]) { |done, values| done.product(values).map { |prefix, value| prefix + [value.to_s] } }
+      combinations.map { |combination| substitute(target.except("each"), each.keys.zip(combination).to_h) }
     end
 
     def substitute(value, vars)
