@@ -10,13 +10,14 @@
 #   stdout, on this process's monotonic clock;
 # - require_and_uuid: measured inside the process with its monotonic clock,
 #   from before the require to after the first uuid: what the library itself
-#   adds (issue 2's startup target compares it paired, per round).
+#   adds (the startup target of bench/targets.yml compares it paired, per
+#   round).
 # Then, in the same process, a cold path that benchmark-ips in one process
 # per implementation measures too noisily to judge (thread start dwarfs the
 # call, and processes minutes apart see different machines):
 # - fresh_thread: fresh threads per second, each making one uuid and ending,
-#   timed for FRESH_SECONDS after as long a warm-up. Issue 15's target
-#   compares it paired, per round.
+#   timed for FRESH_SECONDS after as long a warm-up. A target of
+#   bench/targets.yml compares it paired, per round.
 # Every command runs once untimed (builds, page cache), then `--runs` rounds
 # run each command once, the order rotating from round to round so drift hits
 # all alike. Unlike the other workloads this one is not benchmark-ips: it times

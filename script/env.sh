@@ -42,7 +42,7 @@ fr_concurrent_ruby_dir() {
   echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/concurrent-ruby-$FR_CONCURRENT_RUBY_VERSION"
 }
 
-# For test/servlet_deploy_test.rb only: jruby-rack and an embedded servlet
+# For test/integration/servlet_deploy_test.rb only: jruby-rack and an embedded servlet
 # container to deploy a Rack app into, again and again in one JVM.
 # jruby-rack 1.2.6 is the newest that resolves from Maven Central (1.2.7 is
 # tagged in its git but does not resolve) and the first to fix RubyGems'

@@ -15,7 +15,7 @@ module Bench
     NATIVE_LIBRARY = File.join(ROOT, "lib/fast_random/linux-x86_64/libfast_random.so")
     SECURE_RANDOM = %w[secure_random threads cold request_id].freeze
     PUBLIC_KEY = %w[rsa rsa_threads ec ec_threads].freeze
-    # Issue 18: what fast_random's JVM-wide provider changes (uuid_jvm: JRuby only).
+    # What fast_random's JVM-wide provider changes (uuid_jvm: JRuby only).
     JVM = %w[uuid_jvm tls x509].freeze
 
     attr_reader :key, :label, :jruby, :variant, :env, :workloads, :cases
@@ -42,7 +42,7 @@ module Bench
       new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + %w[tls x509 startup])
     end
 
-    # JRuby 10.1 (the one issue targets are set on) runs every configuration;
+    # JRuby 10.1 (the one most targets are set on) runs every configuration;
     # older JRubies stock and with fast_random's defaults.
     def self.jruby(version)
       base = { jruby: version }
@@ -58,7 +58,7 @@ module Bench
         new(key: "#{version}-rdrand", label: "JRuby #{version} + fast_random :rdrand", variant: "fast_random",
             env: { "FAST_RANDOM_BACKEND" => "rdrand" }, workloads: SECURE_RANDOM, needs_rdrand: true, **base),
         # The default backend with the CPU's entropy hidden, so seeds come from
-        # the OS alone: what the seed mixing costs (issue 3's target).
+        # the OS alone: what the seed mixing costs (a target of bench/targets.yml).
         new(key: "#{version}-os_seeds", label: "JRuby #{version} + fast_random, OS-only seeds",
             variant: "fast_random", env: { "FAST_RANDOM_HIDE_CPU_RANDOM" => "1" }, workloads: %w[secure_random],
             cases: ["uuid", "random_bytes(4096)"], needs_rdrand: true, **base),

@@ -10,8 +10,8 @@ module Bench
   # how to read it, then one table per workload with a row per call x
   # implementation (i/s and error from benchmark-ips, MB/s where the call
   # returns random bytes, speed-up against the same JRuby's stock and
-  # against MRI), the startup table and the issue targets. Printed as text on
-  # the terminal and written as Markdown.
+  # against MRI), the startup table and the targets (bench/targets.yml).
+  # Printed as text on the terminal and written as Markdown.
   class Report
     include Format
 
@@ -72,7 +72,7 @@ module Bench
         (section("tls", [tls_intro]) { |notes| calls_table("tls", notes) } if ran?("tls")),
         (section("x509", [jvm_intro]) { |notes| calls_table("x509", notes) } if ran?("x509")),
         ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
-        ["Targets (issues 2, 3, 4, 15, 16, 17 and 18)", [], Targets.new(@results).table, []],
+        ["Targets (bench/targets.yml)", [], Targets.new(@results).table, []],
       ].compact
     end
 
@@ -280,7 +280,7 @@ module Bench
     end
 
     def jvm_intro
-      "Issue 18: the JVM's own randomness and signatures. \"JCA provider\" is fast_random with its JVM-wide " \
+      "The JVM's own randomness and signatures. \"JCA provider\" is fast_random with its JVM-wide " \
         "provider installed (FAST_RANDOM_JCA=1); without it, fast_random leaves them to the JDK."
     end
 

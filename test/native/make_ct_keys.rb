@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # Writes test/vectors/ct_keys.txt, the keys of the constant-time test's
-# instruction counts (test/rsa_constant_time_test.rb): three 3000-bit keys
+# instruction counts (test/rsa/constant_time_test.rb): three 3000-bit keys
 # (primes of 1500 bits, not a multiple of 64) sharing one public exponent,
 # whose secrets differ in limb pattern:
 #   plain      random primes;

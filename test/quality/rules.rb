@@ -2,7 +2,7 @@
 
 # How `rake quality` (test/quality/battery.rb) reads dieharder's and
 # rngtest's output and decides pass or fail. Plain Ruby with no
-# dependencies, so the normal suite tests it too (test/quality_rules_test.rb).
+# dependencies, so the normal suite tests it too (test/quality/rules_test.rb).
 #
 # The rules, as the report states them:
 #

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # Bad input for every public SecureRandom method and OpenSSL::Random's:
-# test/bad_input_test.rb runs this file in MRI (the expectations), in stock
+# test/random/bad_input_test.rb runs this file in MRI (the expectations), in stock
 # JRuby 10.1 for what MRI 3.1 lacks (MRI 3.4's securerandom.rb), and in a
 # child JRuby with fast_random, and compares what each case did: the
 # exception's class, or the result's class, encoding, sizes and shape.

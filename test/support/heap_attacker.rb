@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # Plays someone who has a heap dump of a running process and wants output
-# the calling thread's generator already handed out (test/heap_exposure_test.rb
+# the calling thread's generator already handed out (test/random/heap_exposure_test.rb
 # runs it in a child JRuby whose JVM opens the JDK's crypto packages to
 # reflection, as a heap dump would show them).
 #

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# MRI's side of the EC tests (test/ec_engine_test.rb): MRI's OpenSSL makes
+# MRI's side of the EC tests (test/ec/engine_test.rb): MRI's OpenSSL makes
 # keys on every curve fast_random's EC engine takes, signs with them and
 # derives ECDH secrets, and checks what JRuby signed.
 #

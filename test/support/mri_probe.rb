@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# The cases test/mri_compat_test.rb compares, and how one result is recorded.
+# The cases test/random/mri_compat_test.rb compares, and how one result is recorded.
 #
 # Shared by both sides: MRI runs this file as a script and prints its records
 # as JSON; the JRuby test requires it and records the same cases in-process
@@ -74,7 +74,7 @@ module MriProbe
   # * alphanumeric(n, chars: []) and chars: ["z"]: MRI 3.3 and 3.4 loop
   #   forever there (choose's `limit * size <= 2**32` never fails); MRI master
   #   raises or repeats the one character, as fast_random does, and
-  #   secure_random_test.rb checks that.
+  #   test/random/secure_random_test.rb checks that.
   CASES = [
     # random_bytes: nil, false and to_int objects are accepted; Floats truncate.
     c(:random_bytes, expect: BINARY),

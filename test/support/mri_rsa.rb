@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# MRI's side of the RSA tests (test/rsa_pkey_test.rb): MRI's OpenSSL makes
+# MRI's side of the RSA tests (test/rsa/pkey_test.rb): MRI's OpenSSL makes
 # the keys and the reference results, and checks what JRuby signed.
 #
 #   ruby test/support/mri_rsa.rb reference         # keys and results, as JSON

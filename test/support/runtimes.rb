@@ -2,7 +2,7 @@
 
 # Several JRuby runtimes in this one JVM, each loading fast_random through
 # its own class loader, as embedding (org.jruby.embed.ScriptingContainer),
-# jruby-rack's pool and redeploys do. Run by test/multi_runtime_test.rb in a
+# jruby-rack's pool and redeploys do. Run by test/integration/multi_runtime_test.rb in a
 # JRuby of its own (this runtime loads nothing of fast_random's):
 #   bin/jruby test/support/runtimes.rb SCENARIO [ARGS]
 # and prints one JSON object on its last line.

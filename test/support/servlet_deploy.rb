@@ -5,7 +5,7 @@ require "json"
 require "open3"
 require "shellwords"
 
-# Builds and runs the servlet deployment of test/servlet_deploy_test.rb:
+# Builds and runs the servlet deployment of test/integration/servlet_deploy_test.rb:
 # test/support/servlet/servletdeploy/Harness.java, compiled here with the
 # JDK of the JRuby under test, runs an embedded Tomcat 9 in a JVM of its own
 # and deploys an exploded web app built here (test/support/servlet/config.ru

@@ -4,7 +4,7 @@ require "open3"
 require "socket"
 require "timeout"
 
-# The other ends of test/jca_tls_test.rb's handshakes: OpenSSL's command line
+# The other ends of test/jca/tls_test.rb's handshakes: OpenSSL's command line
 # tools (s_server, s_client, verify) and MRI's OpenSSL (Debian's ruby), each
 # in its own process with a deadline, so a hang is a failure, not a stuck suite.
 module TlsPeers

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# The Rack application of test/servlet_deploy_test.rb, run by jruby-rack in
+# The Rack application of test/integration/servlet_deploy_test.rb, run by jruby-rack in
 # each runtime of its pool (WEB-INF/config.ru of the exploded web app).
 #
 # The web app's context-param fast_random.lib names the checkout's lib/

@@ -1,0 +1,169 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+
+# FastRandom::RSA and the require hook, whatever the load order: every
+# FastRandom::RSA method works before openssl is loaded, `require "openssl"`
+# always completes (even if installing fast_random's RSA fails), Kernel#require
+# stays private, and code that redefines, wraps or aliases
+# OpenSSL::PKey::RSA's methods sees the calls it sees on stock JRuby.
+# Each case runs in a fresh JRuby, so the load order is real.
+class OpenSSLLoadOrderTest < Minitest::Test
+  # What a complete jruby-openssl load defines, and whether RSA works.
+  OPENSSL_COMPLETE = <<~RUBY
+    key = OpenSSL::PKey::RSA.new(1024)
+    complete = [OpenSSL.respond_to?(:secure_compare), defined?(OpenSSL::SSL::SSLContext::DEFAULT_PARAMS).nil?,
+                defined?(OpenSSL::PKey::EC).nil?, key.public_key.verify("SHA256", key.sign("SHA256", "x"), "x")]
+  RUBY
+
+  # [last line of stdout, fast_random's warnings about RSA]
+  # bin/test's pass without the JNI library has no :openssl engine: gmp is the default there.
+  NO_LIBRARY = !TestHelper.native_library_expected?
+  DEFAULT_ENGINE = NO_LIBRARY ? :gmp : :openssl
+
+  def run_jruby(code, env = {})
+    out, err, status = TestHelper.jruby(code, env: env)
+    assert status.success?, "jruby failed: #{err}"
+    [out.lines.last.to_s.strip, err.lines.grep(/\Afast_random: .*RSA/).map(&:strip)]
+  end
+
+  def test_every_rsa_method_works_before_openssl_and_openssl_loads_completely_after
+    out, warnings = run_jruby(<<~RUBY)
+      require "fast_random"
+      rsa = FastRandom::RSA
+      before = [rsa.installed?, rsa.engine, rsa.engine_problem(:openssl), rsa.engine_problem(:java),
+                rsa.stats[:fallbacks], rsa.uninstall, defined?(OpenSSL).nil?]
+      require "openssl"
+      #{OPENSSL_COMPLETE}
+      p [before, complete, rsa.installed?, rsa.engine, rsa.stats[rsa.engine][:private]]
+    RUBY
+    problem = NO_LIBRARY ? "native library #{ENV["FAST_RANDOM_NATIVE_LIBRARY"]} is missing" : nil
+    assert_equal "[[false, #{DEFAULT_ENGINE.inspect}, #{problem.inspect}, nil, 0, nil, true], [true, false, false, true], " \
+                 "true, #{DEFAULT_ENGINE.inspect}, 1]", out
+    # Without the library, the one warning that RSA runs on gmp, saying why.
+    assert_equal(NO_LIBRARY ? 1 : 0, warnings.size, warnings.inspect)
+  end
+
+  # A library file that loads openssl and uses it at once (before its own
+  # require returns) already gets fast_random's OpenSSL::Random and RSA.
+  def test_openssl_is_hooked_as_soon_as_it_is_complete
+    require "tmpdir"
+    Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "uses_openssl_at_once.rb"),
+                 'require "openssl"; USED = [OpenSSL::Random.method(:random_bytes).owner, FastRandom::RSA.installed?]')
+      out, = run_jruby("require 'fast_random'; $LOAD_PATH << #{dir.dump}; require 'uses_openssl_at_once'; p USED")
+      assert_equal "[FastRandom::OpenSSLRandomMethods, true]", out
+    end
+  end
+
+  def test_an_engine_chosen_before_openssl_is_applied_when_it_arrives
+    (NO_LIBRARY ? %w[gmp java] : %w[gmp java openssl]).each do |engine|
+      out, warnings = run_jruby(<<~RUBY)
+        require "fast_random"
+        FastRandom::RSA.engine = :#{engine}
+        chosen = FastRandom::RSA.engine
+        require "openssl"
+        #{OPENSSL_COMPLETE}
+        p [chosen, complete, FastRandom::RSA.engine, FastRandom::RSA.stats[:#{engine}][:private]]
+      RUBY
+      assert_equal "[:#{engine}, [true, false, false, true], :#{engine}, 1]", out, engine
+      assert_empty warnings, engine
+    end
+  end
+
+  def test_the_environment_chooses_before_openssl_too
+    out, = run_jruby(<<~RUBY, "FAST_RANDOM_RSA_ENGINE" => "gmp")
+      require "fast_random"
+      FastRandom::RSA.installed? # loads FastRandom::RSA, which reads the environment
+      require "openssl"
+      #{OPENSSL_COMPLETE}
+      p [complete, FastRandom::RSA.engine]
+    RUBY
+    assert_equal "[[true, false, false, true], :gmp]", out
+  end
+
+  def test_an_engine_that_cannot_run_is_refused_before_openssl_too
+    out, = run_jruby(<<~RUBY, "FAST_RANDOM_HIDE_LIBCRYPTO" => "1", "FAST_RANDOM_GMP_LIBRARY" => "/nonexistent/libgmp.so")
+      require "fast_random"
+      errors = %i[openssl gmp].map do |engine|
+        FastRandom::RSA.engine = engine
+      rescue FastRandom::Error => e
+        e.class
+      end
+      require "openssl"
+      #{OPENSSL_COMPLETE}
+      p [errors, complete, FastRandom::RSA.engine]
+    RUBY
+    assert_equal "[[FastRandom::RSA::EngineUnavailableError, FastRandom::RSA::EngineUnavailableError], " \
+                 "[true, false, false, true], :java]", out
+  end
+
+  # Fault injection at the load order: installing fast_random's RSA fails as
+  # openssl loads. openssl still loads completely, RSA stays stock, one warning.
+  def test_a_failing_rsa_install_never_breaks_require_openssl
+    out, warnings = run_jruby(<<~RUBY)
+      require "fast_random"
+      FastRandom::RSA.singleton_class.prepend(Module.new { def install = raise(NoMethodError, "injected") })
+      require "openssl"
+      #{OPENSSL_COMPLETE}
+      p [complete, FastRandom::RSA.installed?, OpenSSL::Random.method(:random_bytes).owner]
+    RUBY
+    assert_equal "[[true, false, false, true], false, FastRandom::OpenSSLRandomMethods]", out
+    assert_equal 1, warnings.size, warnings.inspect
+    assert_match(/RSA stays on jruby-openssl's Java code .*NoMethodError: injected/, warnings.first)
+  end
+
+  def test_kernel_require_stays_private_while_the_hook_waits_for_openssl
+    out, = run_jruby(<<~RUBY)
+      # A configuration DSL that answers anything, require included, through method_missing.
+      class Dsl
+        def method_missing(name, *args) = [name, *args]
+        def respond_to_missing?(*) = true
+      end
+      stock = [Object.new.respond_to?(:require), Kernel.respond_to?(:require), Dsl.new.require("x")]
+      require "fast_random"
+      hooked = [Object.new.respond_to?(:require), Kernel.respond_to?(:require), Dsl.new.require("x")]
+      Kernel.require "set"
+      p [stock == hooked, hooked, Kernel.private_method_defined?(:require)]
+    RUBY
+    assert_equal '[true, [false, true, [:require, "x"]], true]', out
+  end
+
+  # What code around OpenSSL::PKey::RSA's methods sees, on stock JRuby and
+  # with fast_random loaded at each point: instrumentation prepended before
+  # fast_random arrives, a polyfill that aliases and wraps sign_raw, a
+  # later redefinition of verify_pss.
+  PATCHES = <<~RUBY
+    require "fast_random" if ENV["AT"] == "first"
+    require "openssl"
+    module Instrument
+      CALLS = []
+      %i[sign verify sign_pss].each { |m| define_method(m) { |*a, **kw| CALLS << m; super(*a, **kw) } }
+    end
+    OpenSSL::PKey::RSA.prepend(Instrument)
+    class OpenSSL::PKey::RSA
+      alias_method :unpatched_sign_raw, :sign_raw
+      def sign_raw(*args) = [:polyfill, unpatched_sign_raw(*args).bytesize]
+    end
+    require "fast_random" if ENV["AT"] == "after_patches"
+    key = OpenSSL::PKey::RSA.new(1024)
+    pss = key.sign_pss("SHA256", "x", salt_length: :digest, mgf1_hash: "SHA256")
+    verified = key.verify_pss("SHA256", pss, "x", salt_length: :auto, mgf1_hash: "SHA256")
+    class OpenSSL::PKey::RSA
+      def verify_pss(*, **) = :redefined
+    end
+    hash = OpenSSL::Digest.digest("SHA256", "x")
+    p [verified, key.verify_pss("SHA256", pss, "x", salt_length: :auto, mgf1_hash: "SHA256"),
+       key.sign_raw("SHA256", hash, "rsa_padding_mode" => "pss"), key.verify("SHA256", key.sign("SHA256", "x"), "x"),
+       Instrument::CALLS]
+  RUBY
+
+  def test_redefinitions_polyfills_and_instrumentation_see_what_they_see_on_stock
+    stock, = run_jruby(PATCHES, "AT" => "never")
+    assert_equal "[true, :redefined, [:polyfill, 128], true, [:sign_pss, :sign, :verify]]", stock
+    %w[first after_patches].each do |at|
+      out, = run_jruby(PATCHES, "AT" => at)
+      assert_equal stock, out, "fast_random required #{at}"
+    end
+  end
+end

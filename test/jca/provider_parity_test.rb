@@ -1,0 +1,155 @@
+# frozen_string_literal: true
+
+require_relative "provider_test"
+
+# The JVM-wide provider against the JDK's own providers where a review found
+# them apart: ECDH's state after generateSecret (SunEC's), RSA signatures of
+# the wrong length (SunRsaSign's SignatureException), and what the fallback
+# warnings say runs instead (the next JCA provider, named, not
+# jruby-openssl's code). JcaProviderTest's keys, setup and helpers.
+class JcaProviderTest
+  # What each call of a KeyAgreement script gives: :ok, or the exception's class.
+  def agreement_outcomes(provider, curve)
+    ours = self.class.ec(curve)
+    peer = self.class.key_pair("EC", java.security.spec.ECGenParameterSpec.new(curve))
+    agreement = provider ? KeyAgreement.getInstance("ECDH", provider) : KeyAgreement.getInstance("ECDH")
+    agreement.init(ours.getPrivate)
+    field = (ours.getPrivate.getParams.getCurve.getField.getFieldSize + 7) / 8
+    outcome = lambda do |&call|
+      result = call.()
+      result.nil? ? :nil : :ok
+    rescue Java::JavaLang::Exception => e
+      e.class.name.split("::").last
+    end
+    phase = -> { agreement.doPhase(peer.getPublic, true) }
+    steps = [
+      outcome.() { agreement.generateSecret }, # before doPhase
+      (phase.(); outcome.() { agreement.generateSecret }),
+      outcome.() { agreement.generateSecret }, # again, without doPhase
+      outcome.() { agreement.generateSecret(Java::byte[field].new, 0) },
+      outcome.() { agreement.generateSecret("TlsPremasterSecret") },
+      (phase.(); outcome.() { agreement.generateSecret(Java::byte[field + 3].new, 2) }),
+      outcome.() { agreement.generateSecret(Java::byte[field + 3].new, 2) },
+      (phase.(); outcome.() { agreement.generateSecret(Java::byte[field - 1].new, 0) }), # too short: state kept
+      outcome.() { agreement.generateSecret },
+      (phase.(); outcome.() { agreement.generateSecret("TlsPremasterSecret") }),
+      outcome.() { agreement.generateSecret("TlsPremasterSecret") },
+      (phase.(); outcome.() { agreement.generateSecret("TlsPremasterSecret") }),
+      outcome.() { agreement.generateSecret },
+    ]
+    [steps, agreement.getProvider.getName]
+  end
+
+  # SunEC forgets the peer's key once a secret is generated: a second
+  # generateSecret without doPhase throws IllegalStateException, whichever
+  # form; a buffer too short keeps the state.
+  def test_ecdh_generate_secret_twice_throws_as_sunec_does
+    %w[secp256r1 secp384r1 secp521r1].each do |curve|
+      jdk, jdk_name = agreement_outcomes("SunEC", curve)
+      ours, name = agreement_outcomes(nil, curve)
+      assert_equal "SunEC", jdk_name
+      assert_equal "FastRandom", name
+      assert_equal jdk, ours, curve
+      assert_equal "IllegalStateException", ours[2], "#{curve}: a second generateSecret without doPhase"
+    end
+  end
+
+
+  def verify_outcome(algorithm, provider, signature, parameters)
+    verifier = provider ? Signature.getInstance(algorithm, provider) : Signature.getInstance(algorithm)
+    verifier.setParameter(parameters) if parameters
+    verifier.initVerify(self.class.rsa.getPublic)
+    verifier.update(MESSAGE)
+    verdict = begin
+      verifier.verify(signature)
+    rescue java.security.SignatureException => e
+      [e.class.name.split("::").last, e.message]
+    end
+    verifier.update(MESSAGE) # the object is usable again, as the JDK's
+    [verdict, verifier.verify(good_signature(algorithm, parameters)), verifier.getProvider.getName]
+  end
+
+  def good_signature(algorithm, parameters)
+    (@good ||= {})[algorithm] ||= begin
+      signer = Signature.getInstance(algorithm, "SunRsaSign")
+      signer.setParameter(parameters) if parameters
+      signer.initSign(self.class.rsa.getPrivate)
+      signer.update(MESSAGE)
+      signer.sign
+    end
+  end
+
+  # SunRsaSign throws SignatureException for a signature shorter or longer
+  # than the modulus, for RSASSA-PSS and PKCS#1 v1.5 alike.
+  def test_rsa_signatures_of_the_wrong_length_throw_as_the_jdk_s
+    { "RSASSA-PSS" => pss("SHA-256", 32), "SHA256withRSA" => nil }.each do |algorithm, parameters|
+      good = good_signature(algorithm, parameters)
+      candidates = {
+        short: java.util.Arrays.copyOfRange(good, 1, good.length),
+        long: java.util.Arrays.copyOf(good, good.length + 1),
+        long_zero_first: [0].pack("C").to_java_bytes.to_a.then { |z| (z + good.to_a).to_java(:byte) },
+        empty: Java::byte[0].new,
+      }
+      candidates.each do |label, signature|
+        jdk = verify_outcome(algorithm, "SunRsaSign", signature, parameters)
+        ours = verify_outcome(algorithm, nil, signature, parameters)
+        assert_equal "FastRandom", ours.pop, "#{algorithm} #{label}"
+        jdk.pop
+        assert_equal jdk, ours, "#{algorithm} #{label}"
+        assert_equal "SignatureException", ours[0][0], "#{algorithm} #{label}"
+      end
+    end
+  end
+
+  # A native failure on the JVM-wide provider: the warning names what runs
+  # instead, the next JCA provider, not jruby-openssl's code.
+  def test_jvm_wide_fallback_warnings_name_the_next_provider
+    skip "libcrypto is unavailable in this pass: nothing runs natively to fail" unless TestHelper.libcrypto_expected?
+
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      FastRandom.install_jca_provider
+      lib = Java::FastrandomJni::LibCrypto
+      e = java.security.KeyPairGenerator.getInstance("EC", "SunEC")
+      e.java_send(:initialize, [java.security.spec.AlgorithmParameterSpec], java.security.spec.ECGenParameterSpec.new("secp256r1"))
+      ec = e.generateKeyPair
+      peer = e.generateKeyPair
+      g = java.security.KeyPairGenerator.getInstance("RSA", "SunRsaSign"); g.java_send(:initialize, [Java::int], 2048)
+      rsa = g.generateKeyPair
+      message = "fast_random".to_java_bytes
+      sign = lambda do |algorithm, key, params = nil|
+        s = java.security.Signature.getInstance(algorithm); s.setParameter(params) if params
+        s.initSign(key); s.update(message); s.sign
+      end
+      verify = lambda do |algorithm, key, signature, params = nil|
+        s = java.security.Signature.getInstance(algorithm); s.setParameter(params) if params
+        s.initVerify(key); s.update(message); s.verify(signature)
+      end
+      pss = java.security.spec.PSSParameterSpec.new("SHA-256", "MGF1", java.security.spec.MGF1ParameterSpec::SHA256, 32, 1)
+      ecdh = -> { k = javax.crypto.KeyAgreement.getInstance("ECDH"); k.init(ec.getPrivate); k.doPhase(peer.getPublic, true); k.generateSecret }
+      ecdsa = sign.("SHA256withECDSA", ec.getPrivate)
+      pss_signature = sign.("RSASSA-PSS", rsa.getPrivate, pss)
+      ecdh.()
+      verify.("SHA256withECDSA", ec.getPublic, ecdsa)
+      verify.("RSASSA-PSS", rsa.getPublic, pss_signature, pss)
+      results = [
+        -> { sign.("SHA256withECDSA", ec.getPrivate) },
+        -> { verify.("SHA256withECDSA", ec.getPublic, ecdsa) },
+        -> { ecdh.() },
+        -> { sign.("SHA256withRSA", rsa.getPrivate) },
+        -> { verify.("RSASSA-PSS", rsa.getPublic, pss_signature, pss) },
+      ].map { |op| lib.inject_faults(1); op.call }
+      p [results[1], results[4], FastRandom::EC.stats[:fallbacks], FastRandom::RSA.stats[:fallbacks]]
+    RUBY
+    assert status.success?, err
+    assert_equal [true, true, 3, 2], eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    warnings = err.lines.grep(/fast_random: .*engine failed/)
+    refute_match(/jruby-openssl/, warnings.join, "the JVM-wide provider does not fall back to jruby-openssl")
+    assert_equal 1, warnings.grep(/the openssl EC engine failed \(injected fault.*\); such operations run on the next JCA provider \(SunEC\)$/).size,
+                 "one EC warning, naming SunEC:\n#{err}"
+    assert_equal 1, warnings.grep(/the openssl RSA engine failed \(injected fault.*\); such operations run on the next JCA provider \(SunJCE\)$/).size,
+                 "the RSA signature's fallback names SunJCE's RSA cipher:\n#{err}"
+    assert_equal 1, warnings.grep(/the openssl RSA engine failed \(injected fault.*\); such operations run on fast_random's Java code/).size,
+                 "RSASSA-PSS verification falls back to BigInteger.modPow:\n#{err}"
+  end
+end
