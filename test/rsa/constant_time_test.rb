@@ -3,6 +3,7 @@
 require_relative "../test_helper"
 require_relative "../support/rsa_test_keys"
 require "open3"
+require "openssl"
 require "tmpdir"
 
 # The constant-time property of the native RSA private operation, proved
