@@ -25,7 +25,8 @@ public final class EcEngines {
     private static final String JAVA_CODE = "Java code: jruby-openssl's, or the next JCA provider for the JVM-wide one";
     private static final Set<EcCurve> PASSED = EnumSet.noneOf(EcCurve.class); // written once, by the self-test
 
-    private static final EngineRegistry<OpenSslEcEngine> ENGINES = new EngineRegistry<OpenSslEcEngine>("EC", JAVA_CODE)
+    /** Selection by name, the default choice, and why an engine cannot run ({@code FastRandom::EC.engine=}, ...). */
+    public static final EngineRegistry<OpenSslEcEngine> ENGINES = new EngineRegistry<OpenSslEcEngine>("EC", JAVA_CODE)
             .candidate(OpenSslEcEngine.NAME, EcEngines::selfTest, () -> new OpenSslEcEngine(PASSED));
 
     private EcEngines() {}
@@ -33,25 +34,6 @@ public final class EcEngines {
     /** The engine for an operation starting now; null means jruby-openssl's own (java). */
     public static OpenSslEcEngine current() {
         return ENGINES.current();
-    }
-
-    /** The selected engine's name ("openssl" or "java"), choosing the default if nothing was chosen yet. */
-    public static String selected() {
-        return ENGINES.selected();
-    }
-
-    /**
-     * Selects {@code name} for every operation from now on. Throws
-     * IllegalArgumentException for an unknown name and IllegalStateException
-     * (saying why) when it cannot run here.
-     */
-    public static void select(String name) {
-        ENGINES.select(name);
-    }
-
-    /** Null when {@code name} can run here, else why not (loads and self-tests it). */
-    public static String unavailableReason(String name) {
-        return ENGINES.unavailableReason(name);
     }
 
     /** Runs once, by the registry: null when a curve passed, else the engine's problem. */

@@ -96,6 +96,14 @@ public final class NativeLibrary {
         return Boolean.FALSE.equals(loaded) && !chosenByUser && (file == null || !new java.io.File(file).exists());
     }
 
+    /**
+     * Whether {@code reason}, why something cannot run, is only that this
+     * library is {@linkplain #absentAsExpected absent as expected}.
+     */
+    public static synchronized boolean onlyAbsentAsExpected(String reason) {
+        return reason != null && reason.equals(failure) && absentAsExpected();
+    }
+
     /** Loads the library if that has not been tried yet; true when it is usable. */
     public static synchronized boolean load() {
         if (loaded != null) return loaded;

@@ -20,7 +20,8 @@ import fastrandom.support.EngineRegistry;
 public final class RsaEngines {
     public static final String JAVA = EngineRegistry.JAVA;
 
-    private static final EngineRegistry<RsaEngine> ENGINES = new EngineRegistry<RsaEngine>("RSA", "jruby-openssl's Java code")
+    /** Selection by name, the default choice, and why an engine cannot run ({@code FastRandom::RSA.engine=}, ...). */
+    public static final EngineRegistry<RsaEngine> ENGINES = new EngineRegistry<RsaEngine>("RSA", "jruby-openssl's Java code")
             .candidate(OpenSslRsaEngine.NAME, () -> LibCrypto.load() ? OpenSslRsaEngine.selfTest() : LibCrypto.failure(),
                        OpenSslRsaEngine::new)
             .candidate(GmpRsaEngine.NAME, RsaEngines::gmpSelfTest, GmpRsaEngine::new,
@@ -31,33 +32,6 @@ public final class RsaEngines {
     /** The engine for an operation starting now; null means BouncyCastle's own (java). */
     public static RsaEngine current() {
         return ENGINES.current();
-    }
-
-    /**
-     * The selected engine's name, choosing the default if nothing was chosen
-     * yet. Before openssl is loaded, a choice that cannot be settled yet is
-     * named as it stands: the engine chosen, or the default as far as it can
-     * be told (gmp when its library loads, whose self-test is still to come).
-     */
-    public static String selected() {
-        return ENGINES.selected();
-    }
-
-    /**
-     * Selects {@code name} for every operation from now on. Throws
-     * {@link IllegalArgumentException} for an unknown name and
-     * {@link IllegalStateException} (saying why) when it cannot run here.
-     */
-    public static void select(String name) {
-        ENGINES.select(name);
-    }
-
-    /**
-     * Null when {@code name} can run here, else why not (loads and
-     * self-tests it; before openssl is loaded, gmp's self-test is still to come).
-     */
-    public static String unavailableReason(String name) {
-        return ENGINES.unavailableReason(name);
     }
 
     private static String gmpSelfTest() {

@@ -33,6 +33,8 @@ import fastrandom.jni.NativeLibrary;
  */
 public final class EngineRegistry<E> {
     public static final String JAVA = "java";
+    /** What runs an operation no engine does, for jruby-openssl's provider: its own code. */
+    public static final String JRUBY_OPENSSL_CODE = "jruby-openssl's Java code";
 
     private final String family; // "RSA", in messages
     private final String javaCode; // what runs without an engine, in messages
@@ -128,6 +130,15 @@ public final class EngineRegistry<E> {
         return candidate.ready.getAsBoolean() ? tryCandidate(key).reason : candidate.precheck.get();
     }
 
+    /**
+     * The {@code engine} failed in an operation ({@code e}), which
+     * {@code instead} did: one warning per wording.
+     */
+    public void warnFailure(String engine, Exception e, String instead) {
+        Diagnostics.warnOnce("the " + engine + " " + family + " engine failed (" + e.getMessage() + "); such operations run on "
+                + instead);
+    }
+
     private synchronized void chooseDefault() {
         if (chosen) return;
         if (pending != null) {
@@ -154,19 +165,10 @@ public final class EngineRegistry<E> {
                 return;
             }
             reasons.append(reasons.length() == 0 ? "" : "; ").append(name).append(": ").append(result.reason);
-            actionable |= !nativeLibraryNotShipped(result.reason);
+            actionable |= !NativeLibrary.onlyAbsentAsExpected(result.reason);
         }
         use(JAVA, null);
         say(actionable, family + " stays on " + javaCode + " (" + reasons + ")");
-    }
-
-    /**
-     * Whether {@code reason} is only that fast_random's native library is
-     * absent where the gem ships none ({@link NativeLibrary#absentAsExpected}):
-     * nothing the user can act on.
-     */
-    private static boolean nativeLibraryNotShipped(String reason) {
-        return reason.equals(NativeLibrary.failure()) && NativeLibrary.absentAsExpected();
     }
 
     private static void say(boolean actionable, String message) {
