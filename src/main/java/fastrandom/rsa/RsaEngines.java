@@ -20,12 +20,17 @@ import fastrandom.support.EngineRegistry;
 public final class RsaEngines {
     public static final String JAVA = EngineRegistry.JAVA;
 
-    /** Selection by name, the default choice, and why an engine cannot run ({@code FastRandom::RSA.engine=}, ...). */
-    public static final EngineRegistry<RsaEngine> ENGINES = new EngineRegistry<RsaEngine>("RSA", "jruby-openssl's Java code")
+    /**
+     * Selection by name, the default choice, and why an engine cannot run
+     * ({@code FastRandom::RSA.engine=}, ...). Lambdas, not method
+     * references: a method reference links its class at once, and
+     * GmpRsaEngine's needs jnagmp and BouncyCastle, which may not be there.
+     */
+    public static final EngineRegistry<RsaEngine> ENGINES = new EngineRegistry<RsaEngine>("RSA", EngineRegistry.JRUBY_OPENSSL_CODE)
             .candidate(OpenSslRsaEngine.NAME, () -> LibCrypto.load() ? OpenSslRsaEngine.selfTest() : LibCrypto.failure(),
-                       OpenSslRsaEngine::new)
-            .candidate(GmpRsaEngine.NAME, RsaEngines::gmpSelfTest, GmpRsaEngine::new,
-                       RsaEngines::bouncyCastleLoaded, GmpLibrary::unavailableReason);
+                       () -> new OpenSslRsaEngine())
+            .candidate(GmpRsaEngine.NAME, () -> gmpSelfTest(), () -> new GmpRsaEngine(),
+                       () -> bouncyCastleLoaded(), () -> GmpLibrary.unavailableReason());
 
     private RsaEngines() {}
 
