@@ -29,6 +29,20 @@ class OpenSSLHookTest < Minitest::Test
     RUBY
   end
 
+  # jruby-openssl looks its provider's name up in the JVM's list
+  # (SecurityHelper.isProviderRegistered): the JVM-wide provider, named
+  # FastRandom, must not be taken for it.
+  def test_the_provider_jruby_openssl_holds_is_named_apart_from_the_jvm_wide_one
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"; require "openssl"
+      FastRandom.install_jca_provider
+      helper = Java::OrgJrubyExtOpenssl::SecurityHelper
+      p [helper.getSecurityProvider.getName, java.security.Security.getProvider("FastRandom").nil?, helper.isProviderRegistered]
+    RUBY
+    assert status.success?, "jruby failed: #{err}"
+    assert_equal '["FastRandom-jruby-openssl", false, false]', out.lines.last.to_s.strip
+  end
+
   def test_openssl_loaded_before_fast_random
     assert_equal EXPECTED, run_jruby("require 'openssl'; require 'fast_random'\n" + REPORT)
   end

@@ -35,8 +35,12 @@ public final class EcStats {
         }
     }
 
-    /** The engine failed and jruby-openssl's code did the operation instead. */
-    public static void countFallback() {
+    /**
+     * The openssl engine failed ({@code e}) and {@code instead} did the
+     * operation: warned once per wording, and counted.
+     */
+    public static void fellBack(EcEngineException e, String instead) {
+        EcEngines.ENGINES.warnFailure(OpenSslEcEngine.NAME, e, instead);
         FALLBACKS.increment();
     }
 

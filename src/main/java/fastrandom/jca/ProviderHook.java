@@ -7,7 +7,7 @@ import java.security.Provider;
  * Puts fast_random's engines into jruby-openssl: jruby-openssl gets every
  * Signature, Cipher and KeyAgreement from the one provider its
  * {@code SecurityHelper} holds, so swapping that provider for a
- * {@link FastProvider} around it is the whole hook (no jruby-openssl code is
+ * {@link JRubyOpenSslProvider} around it is the whole hook (no jruby-openssl code is
  * copied or patched). Each capability (RSA, EC) is switched on and off on
  * its own: while one is off, the provider hands out BouncyCastle's own
  * services for it, exactly as stock. Called once openssl is loaded, never
@@ -37,9 +37,9 @@ public final class ProviderHook {
      */
     public static synchronized void install(ClassLoader loader, Capability capability) {
         Provider current = securityProvider(loader);
-        if (!(current instanceof FastProvider)) {
+        if (!(current instanceof JRubyOpenSslProvider)) {
             if (current == null) throw new IllegalStateException("jruby-openssl has no security provider to wrap");
-            setSecurityProvider(loader, new FastProvider(current));
+            setSecurityProvider(loader, new JRubyOpenSslProvider(current));
         }
         capability.active = true;
     }
@@ -54,12 +54,12 @@ public final class ProviderHook {
             if (other.active) return;
         }
         Provider current = securityProvider(loader);
-        if (current instanceof FastProvider) setSecurityProvider(loader, ((FastProvider) current).bouncyCastle());
+        if (current instanceof JRubyOpenSslProvider) setSecurityProvider(loader, ((JRubyOpenSslProvider) current).bouncyCastle());
     }
 
     /** Whether the capability is active and jruby-openssl holds our provider. */
     public static boolean installed(ClassLoader loader, Capability capability) {
-        return capability.active && securityProvider(loader) instanceof FastProvider;
+        return capability.active && securityProvider(loader) instanceof JRubyOpenSslProvider;
     }
 
     private static Provider securityProvider(ClassLoader loader) {

@@ -48,6 +48,7 @@ public final class NativeLibrary {
     private static final String COPY_PREFIX = "libfast_random-";
 
     private static volatile String path;
+    private static volatile boolean chosenByUser = true; // false: the gem's own file for this platform
     private static Boolean loaded; // guarded by NativeLibrary.class
     private static String failure;
     private static boolean copied;
@@ -69,9 +70,38 @@ public final class NativeLibrary {
         return os + "-" + arch + "/" + System.mapLibraryName("fast_random");
     }
 
-    /** Where the library file is (set by lib/fast_random before any use). */
+    /** Where the library file is, as the user chose it (set by lib/fast_random before any use). */
     public static void setPath(String libraryPath) {
+        setPath(libraryPath, true);
+    }
+
+    /**
+     * Where the library file is: chosen by the user ({@code chosenByUser}),
+     * or the gem's own file for this platform ({@link #platformFile()}),
+     * which the gem ships for some platforms only.
+     */
+    public static void setPath(String libraryPath, boolean chosenByUser) {
         path = libraryPath;
+        NativeLibrary.chosenByUser = chosenByUser;
+    }
+
+    /**
+     * Whether {@link #load()} failed only because the gem ships no library
+     * for this platform: the gem's own file is not there, and no other was
+     * asked for. Nothing the user can act on, unlike a library they named,
+     * or one that is there and does not load.
+     */
+    public static synchronized boolean absentAsExpected() {
+        String file = path;
+        return Boolean.FALSE.equals(loaded) && !chosenByUser && (file == null || !new java.io.File(file).exists());
+    }
+
+    /**
+     * Whether {@code reason}, why something cannot run, is only that this
+     * library is {@linkplain #absentAsExpected absent as expected}.
+     */
+    public static synchronized boolean onlyAbsentAsExpected(String reason) {
+        return reason != null && reason.equals(failure) && absentAsExpected();
     }
 
     /** Loads the library if that has not been tried yet; true when it is usable. */

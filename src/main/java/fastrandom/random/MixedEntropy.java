@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 import fastrandom.jni.CpuRandomFailure;
+import fastrandom.jni.NativeLibrary;
 import fastrandom.support.Diagnostics;
 
 /**
@@ -57,7 +58,9 @@ public final class MixedEntropy implements EntropySource {
         os.fill(seed);
         String absent = cpu.unavailableReason();
         if (absent != null) {
-            Diagnostics.warnOnce("seeding from the OS only, without CPU entropy: " + absent);
+            String message = "seeding from the OS only, without CPU entropy: " + absent;
+            if (NativeLibrary.onlyAbsentAsExpected(absent)) Diagnostics.warnOnceIfVerbose(message);
+            else Diagnostics.warnOnce(message);
             return;
         }
         byte[] bytes = new byte[CPU_BYTES];

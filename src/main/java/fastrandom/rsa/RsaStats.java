@@ -36,8 +36,12 @@ public final class RsaStats {
         }
     }
 
-    /** An engine failed and BouncyCastle did the operation instead. */
-    public static void countFallback() {
+    /**
+     * {@code engine} failed ({@code e}) and {@code instead} did the
+     * operation: warned once per wording, and counted.
+     */
+    public static void fellBack(String engine, RsaEngineException e, String instead) {
+        RsaEngines.ENGINES.warnFailure(engine, e, instead);
         FALLBACKS.increment();
     }
 

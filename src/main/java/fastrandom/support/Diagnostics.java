@@ -16,8 +16,20 @@ import java.util.function.Consumer;
  * state they share, so it goes to the process's System.err, as it does
  * outside Ruby (plain JVM use) or once the runtime is gone. Sinks are held
  * weakly and detached at teardown: nothing here keeps a runtime reachable.
+ *
+ * <p>Some remarks are about nothing wrong (an expected fallback): those are
+ * for a runtime running with {@code $VERBOSE} (Ruby's {@code -w}) only,
+ * and said nowhere else.
  */
 public final class Diagnostics {
+    /** Where a runtime's warnings go. */
+    public interface Sink extends Consumer<String> {
+        /** Whether remarks for {@code $VERBOSE} only are wanted now. */
+        default boolean verbose() {
+            return false;
+        }
+    }
+
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
     private static final List<WeakReference<Consumer<String>>> SINKS = new ArrayList<>(); // guarded by SINKS
 
@@ -43,6 +55,16 @@ public final class Diagnostics {
     /** Prints "fast_random: message" the first time this exact message comes up in the process. */
     public static void warnOnce(String message) {
         if (WARNED.add(message)) warn(message);
+    }
+
+    /**
+     * Prints "fast_random: message" the first time this exact message comes
+     * up in the process, if the one runtime warnings go to runs with
+     * {@code $VERBOSE}; otherwise it is not said at all.
+     */
+    public static void warnOnceIfVerbose(String message) {
+        Consumer<String> sink = onlySink();
+        if (sink instanceof Sink && ((Sink) sink).verbose() && WARNED.add(message)) sink.accept("fast_random: " + message);
     }
 
     /** Prints "fast_random: message" (callers that decide themselves when to warn). */

@@ -9,7 +9,7 @@ import fastrandom.ec.EcCurve;
 import fastrandom.jni.LibCrypto;
 
 /**
- * The EC services fast_random's provider ({@code fastrandom.jca.FastProvider})
+ * The EC services fast_random's provider ({@code fastrandom.jca.JRubyOpenSslProvider})
  * answers with: ECDSA signatures with SHA-1 or SHA-2, or on a given digest
  * (NONEwithECDSA), and ECDH key agreement, on the {@code :openssl} EC engine
  * ({@link EngineEcdsaSignature}, {@link EngineEcdh}). Names are resolved by

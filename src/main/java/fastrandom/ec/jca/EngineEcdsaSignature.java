@@ -21,8 +21,8 @@ import fastrandom.ec.EcEngines;
 import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
 import fastrandom.jni.LibCrypto;
+import fastrandom.support.EngineRegistry;
 import fastrandom.support.SignatureInput;
-import fastrandom.support.Diagnostics;
 
 /**
  * An ECDSA signature (SHA*withECDSA, or NONEwithECDSA on a given digest) on
@@ -211,10 +211,8 @@ final class EngineEcdsaSignature extends SignatureSpi {
      * provider), or for the JVM-wide provider the next JCA provider, named.
      */
     static void warnFallback(EcEngineException e, Provider fallback, boolean jvmWide) {
-        String instead = !jvmWide ? "jruby-openssl's Java code"
-                : "the next JCA provider (" + (fallback == null ? "none" : fallback.getName()) + ")";
-        Diagnostics.warnOnce("the openssl EC engine failed (" + e.getMessage() + "); such operations run on " + instead);
-        EcStats.countFallback();
+        EcStats.fellBack(e, !jvmWide ? EngineRegistry.JRUBY_OPENSSL_CODE
+                : "the next JCA provider (" + (fallback == null ? "none" : fallback.getName()) + ")");
     }
 
     private void forgetKey() {

@@ -22,12 +22,12 @@ import org.bouncycastle.crypto.encodings.OAEPEncoding;
 import org.bouncycastle.jcajce.provider.asymmetric.rsa.CipherSpi;
 
 import fastrandom.jni.LibCrypto;
-import fastrandom.support.Diagnostics;
 import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngine;
 import fastrandom.rsa.RsaEngineException;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaStats;
+import fastrandom.support.EngineRegistry;
 
 /**
  * An RSA cipher (BC's own SPI and paddings) over {@link RsaBlockEngine}: the
@@ -147,9 +147,7 @@ final class EngineCipher extends CipherSpi {
                 return encrypted;
             }
         } catch (RsaEngineException e) {
-            Diagnostics.warnOnce("the " + current.name() + " RSA engine failed (" + e.getMessage()
-                    + "); such operations run on jruby-openssl's Java code");
-            RsaStats.countFallback();
+            RsaStats.fellBack(current.name(), e, EngineRegistry.JRUBY_OPENSSL_CODE);
         } finally {
             engine = null; // what follows, if anything, is BouncyCastle's
         }

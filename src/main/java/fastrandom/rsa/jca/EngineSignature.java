@@ -20,8 +20,6 @@ import org.bouncycastle.crypto.engines.RSABlindedEngine;
 import org.bouncycastle.jcajce.provider.asymmetric.rsa.DigestSignatureSpi;
 
 import fastrandom.jni.LibCrypto;
-import fastrandom.support.SignatureInput;
-import fastrandom.support.Diagnostics;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngine;
@@ -29,6 +27,8 @@ import fastrandom.rsa.RsaEngineException;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaPrivateKey;
 import fastrandom.rsa.RsaStats;
+import fastrandom.support.EngineRegistry;
+import fastrandom.support.SignatureInput;
 
 /**
  * An RSA PKCS#1 v1.5 signature, for one digest: BouncyCastle's own SPI
@@ -207,10 +207,8 @@ final class EngineSignature extends DigestSignatureSpi {
         message.reset();
     }
 
-    private void warnFallback(RsaEngine failed, RsaEngineException e) {
-        Diagnostics.warnOnce("the " + failed.name() + " RSA engine failed (" + e.getMessage()
-                + "); such operations run on jruby-openssl's Java code");
-        RsaStats.countFallback();
+    private static void warnFallback(RsaEngine failed, RsaEngineException e) {
+        RsaStats.fellBack(failed.name(), e, EngineRegistry.JRUBY_OPENSSL_CODE);
     }
 
     /** BouncyCastle signs the DigestInfo of {@code digest}: stock's bytes, or stock's exception. */

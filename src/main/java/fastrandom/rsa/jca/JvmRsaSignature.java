@@ -15,14 +15,13 @@ import java.security.interfaces.RSAPublicKey;
 import java.util.function.BiFunction;
 
 import fastrandom.jni.LibCrypto;
-import fastrandom.support.SignatureInput;
-import fastrandom.support.Diagnostics;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngineException;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaPrivateKey;
 import fastrandom.rsa.RsaStats;
+import fastrandom.support.SignatureInput;
 
 /**
  * The JVM-wide provider's SHA*withRSA (RSASSA-PKCS1-v1_5), for any Java RSA
@@ -172,8 +171,7 @@ public final class JvmRsaSignature extends SignatureSpi {
 
     /** One warning per wording: the engine failed, and what runs such operations instead ({@code instead}). */
     static void warnFallback(RsaEngineException e, String instead) {
-        Diagnostics.warnOnce("the openssl RSA engine failed (" + e.getMessage() + "); such operations run on " + instead);
-        RsaStats.countFallback();
+        RsaStats.fellBack(OpenSslRsaEngine.NAME, e, instead);
     }
 
     private void forget() {

@@ -9,13 +9,13 @@ import org.bouncycastle.crypto.params.ParametersWithRandom;
 import org.bouncycastle.crypto.params.RSAKeyParameters;
 import org.bouncycastle.crypto.params.RSAPrivateCrtKeyParameters;
 
-import fastrandom.support.Diagnostics;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.RsaEngine;
 import fastrandom.rsa.RsaEngineException;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaPrivateKey;
 import fastrandom.rsa.RsaStats;
+import fastrandom.support.EngineRegistry;
 
 /**
  * BouncyCastle's RSA block engine with the exponentiation done by one of our
@@ -71,9 +71,7 @@ public final class RsaBlockEngine extends RSABlindedEngine {
             // Nothing the engine computed is released; BouncyCastle does this
             // one (with its own blinding and check), so the caller sees
             // exactly what stock jruby-openssl would.
-            Diagnostics.warnOnce("the " + engine.name() + " RSA engine failed (" + e.getMessage()
-                    + "); such operations run on jruby-openssl's Java code");
-            RsaStats.countFallback();
+            RsaStats.fellBack(engine.name(), e, EngineRegistry.JRUBY_OPENSSL_CODE);
             RsaStats.count(RsaEngines.JAVA, key.isPrivate());
             return super.processBlock(in, inOff, inLen);
         }

@@ -15,7 +15,7 @@ import org.bouncycastle.crypto.util.DigestFactory;
 import fastrandom.jni.LibCrypto;
 
 /**
- * The RSA services fast_random's provider ({@code fastrandom.jca.FastProvider})
+ * The RSA services fast_random's provider ({@code fastrandom.jca.JRubyOpenSslProvider})
  * answers with: BouncyCastle's RSA signature and cipher SPIs over
  * fast_random's engines ({@link EngineSignature}, {@link EngineCipher}).
  * Signature names are resolved by BouncyCastle itself (so every alias it

@@ -31,7 +31,7 @@ import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
 import fastrandom.jca.PKeyAccess;
 import fastrandom.jca.ProviderHook;
-import fastrandom.support.Diagnostics;
+import fastrandom.support.EngineRegistry;
 
 /**
  * Methods of {@code OpenSSL::PKey::EC}, put in place of jruby-openssl's own
@@ -235,8 +235,7 @@ public final class EcMethods {
     }
 
     private static void warnFallback(EcEngineException e) {
-        Diagnostics.warnOnce("the openssl EC engine failed (" + e.getMessage() + "); such operations run on jruby-openssl's Java code");
-        EcStats.countFallback();
+        EcStats.fellBack(e, EngineRegistry.JRUBY_OPENSSL_CODE);
     }
 
     /** The key, its curve and the engine, when our engine takes the key (and serves its curve); else null. */

@@ -16,8 +16,8 @@ import org.jruby.runtime.builtin.IRubyObject;
 import fastrandom.ec.EcEngines;
 import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
-import fastrandom.jni.EcKey;
 import fastrandom.jca.ProviderHook;
+import fastrandom.jni.EcKey;
 
 /**
  * {@code FastRandom::EC}: fast elliptic curves for jruby-openssl. With
@@ -58,7 +58,7 @@ public final class EcModule {
     /** The selected engine, :openssl or :java (choosing the default on first use). */
     @JRubyMethod(name = "engine", meta = true)
     public static IRubyObject engine(ThreadContext context, IRubyObject self) {
-        return context.runtime.newSymbol(EcEngines.selected());
+        return context.runtime.newSymbol(EcEngines.ENGINES.selected());
     }
 
     /**
@@ -70,7 +70,7 @@ public final class EcModule {
     public static IRubyObject set_engine(ThreadContext context, IRubyObject self, IRubyObject name) {
         String engine = engineName(context, self, name);
         try {
-            EcEngines.select(engine);
+            EcEngines.ENGINES.select(engine);
         } catch (IllegalStateException e) {
             RubyClass error = (RubyClass) ((RubyModule) self).getConstant("EngineUnavailableError");
             throw org.jruby.exceptions.RaiseException.from(context.runtime, error, e.getMessage());
@@ -81,7 +81,7 @@ public final class EcModule {
     /** Nil when the engine can run here, else why not (loads and self-tests it). */
     @JRubyMethod(name = "engine_problem", meta = true)
     public static IRubyObject engine_problem(ThreadContext context, IRubyObject self, IRubyObject name) {
-        String reason = EcEngines.unavailableReason(engineName(context, self, name));
+        String reason = EcEngines.ENGINES.unavailableReason(engineName(context, self, name));
         return reason == null ? context.nil : context.runtime.newString(reason);
     }
 

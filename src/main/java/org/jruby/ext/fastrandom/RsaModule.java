@@ -9,9 +9,9 @@ import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
+import fastrandom.jca.ProviderHook;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaStats;
-import fastrandom.jca.ProviderHook;
 
 /**
  * {@code FastRandom::RSA::Native}: the Java half of FastRandom::RSA (the
@@ -29,13 +29,13 @@ public final class RsaModule {
     /** The selected engine's name (choosing the default on first use). */
     @JRubyMethod(name = "engine", meta = true)
     public static IRubyObject engine(ThreadContext context, IRubyObject self) {
-        return context.runtime.newSymbol(RsaEngines.selected());
+        return context.runtime.newSymbol(RsaEngines.ENGINES.selected());
     }
 
     @JRubyMethod(name = "engine=", meta = true)
     public static IRubyObject set_engine(ThreadContext context, IRubyObject self, IRubyObject name) {
         try {
-            RsaEngines.select(name.asJavaString());
+            RsaEngines.ENGINES.select(name.asJavaString());
         } catch (IllegalStateException e) {
             throw Errors.engineUnavailable(context, e.getMessage());
         }
@@ -45,7 +45,7 @@ public final class RsaModule {
     /** Nil when the engine can run here, else why not. */
     @JRubyMethod(name = "engine_problem", meta = true)
     public static IRubyObject engine_problem(ThreadContext context, IRubyObject self, IRubyObject name) {
-        String reason = RsaEngines.unavailableReason(name.asJavaString());
+        String reason = RsaEngines.ENGINES.unavailableReason(name.asJavaString());
         return reason == null ? context.nil : context.runtime.newString(reason);
     }
 

@@ -32,7 +32,8 @@ public final class SecureRandomLibrary implements Library {
         runtime.pushPostExitFunction(new TearDown(runtime, warnings));
         Errors.define(runtime, fastRandom);
         FastRandomModule.define(runtime, fastRandom);
-        NativeLibrary.setPath(nativeLibraryPath(context, fastRandom));
+        IRubyObject libraryOverride = environment(context, "FAST_RANDOM_NATIVE_LIBRARY");
+        NativeLibrary.setPath(nativeLibraryPath(context, fastRandom), !libraryOverride.isNil());
         RubyModule methods = SecureRandomMethods.define(runtime, fastRandom);
         runtime.getModule("SecureRandom").getSingletonClass().prependModule(methods);
         OpenSSLHook.define(runtime, fastRandom);
@@ -109,7 +110,7 @@ public final class SecureRandomLibrary implements Library {
     }
 
     /** Writes each warning as a line to Ruby's $stderr (whatever it is at the time), as Kernel#warn does. */
-    private static final class RubyWarnings implements java.util.function.Consumer<String> {
+    private static final class RubyWarnings implements Diagnostics.Sink {
         private final Ruby runtime;
 
         RubyWarnings(Ruby runtime) {
@@ -120,6 +121,11 @@ public final class SecureRandomLibrary implements Library {
         public void accept(String message) {
             IRubyObject stderr = runtime.getGlobalVariables().get("$stderr");
             stderr.callMethod(runtime.getCurrentContext(), "write", runtime.newString(message + "\n"));
+        }
+
+        @Override
+        public boolean verbose() {
+            return runtime.isVerbose();
         }
     }
 }

@@ -18,8 +18,16 @@ import fastrandom.rsa.jca.RsaServices;
  * BouncyCastle's SPIs over fast_random's engines (RSA: {@link RsaServices})
  * or fast_random's own (EC: {@link EcServices}). Everything else, and every
  * service of a capability switched off, is BouncyCastle's, untouched.
+ *
+ * <p>Never in the JVM's list, and named apart from the JVM-wide provider
+ * ({@link JvmProvider#NAME}): jruby-openssl asks the JVM's list for its
+ * provider's name ({@code SecurityHelper.isProviderRegistered}), which must
+ * not find that one.
  */
-public final class FastProvider extends Provider {
+public final class JRubyOpenSslProvider extends Provider {
+    /** Its name: not in the JVM's list, so no one finds it by it. */
+    public static final String NAME = "FastRandom-jruby-openssl";
+
     private static final long serialVersionUID = 1L;
 
     private final transient Provider bouncyCastle;
@@ -27,8 +35,8 @@ public final class FastProvider extends Provider {
     private final transient Map<String, Object> ours = new ConcurrentHashMap<>();
     private static final Object NONE = new Object();
 
-    public FastProvider(Provider bouncyCastle) {
-        super("FastRandom", 1.0, "BouncyCastle (" + bouncyCastle.getInfo() + ") with RSA and EC on fast_random's engines");
+    public JRubyOpenSslProvider(Provider bouncyCastle) {
+        super(NAME, 1.0, "BouncyCastle (" + bouncyCastle.getInfo() + ") with RSA and EC on fast_random's engines");
         this.bouncyCastle = bouncyCastle;
     }
 
@@ -95,7 +103,7 @@ public final class FastProvider extends Provider {
         private final Supplier<Object> instances;
 
         EngineService(String type, String algorithm, String source, Supplier<Object> instances) {
-            super(FastProvider.this, type, algorithm, source, null, null);
+            super(JRubyOpenSslProvider.this, type, algorithm, source, null, null);
             this.instances = instances;
         }
 
