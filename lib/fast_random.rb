@@ -44,8 +44,8 @@ unless File.exist?(File.join(__dir__, "fast_random", "fast_random.jar"))
                    "on MRI: bundle lock --add-platform java); in a checkout, run rake compile"
 end
 require_relative "fast_random/fast_random.jar"
-# Where the JNI library (RDRAND/RDSEED, libcrypto) and rsa.rb are; the
-# extension loads each only when first needed.
+# Where the JNI library (RDRAND/RDSEED, libcrypto) and the vendor jars of
+# the :gmp RSA engine are; the extension loads each only when first needed.
 FastRandom::LIBRARY_DIR = File.join(__dir__, "fast_random")
 FastRandom.private_constant(:LIBRARY_DIR)
 JRuby::Util.load_ext("org.jruby.ext.fastrandom.SecureRandomLibrary")
