@@ -150,14 +150,6 @@ class CpuRandomTest < Minitest::Test
     assert_equal "[:rdrand, 36]", out.lines.last.strip
   end
 
-  private
-
-  # Only in bin/test's forced-fallback passes, where RDRAND is hidden on purpose;
-  # test_availability_matches_the_environment checks the fallback there.
-  def skip_unless_cpu_random
-    skip "RDRAND hidden on purpose in this pass (#{FastRandom.rdrand_problem})" unless TestHelper.cpu_random_expected?
-  end
-
   # FAST_RANDOM_HIDE_CPU_RANDOM and FAST_RANDOM_BACKEND are read from Ruby's
   # ENV once, at the require (an initializer may set them first); set after
   # it, they change nothing.
@@ -191,5 +183,13 @@ class CpuRandomTest < Minitest::Test
     RUBY
     assert status.success?, err
     assert_equal "[nil, :rdrand]", out.lines.last.strip
+  end
+
+  private
+
+  # Only in bin/test's forced-fallback passes, where RDRAND is hidden on purpose;
+  # test_availability_matches_the_environment checks the fallback there.
+  def skip_unless_cpu_random
+    skip "RDRAND hidden on purpose in this pass (#{FastRandom.rdrand_problem})" unless TestHelper.cpu_random_expected?
   end
 end

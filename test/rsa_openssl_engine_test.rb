@@ -258,15 +258,6 @@ class RsaOpenSslEngineTest < Minitest::Test
     assert_equal "[false, false, nil, true]", out.lines.last.strip
   end
 
-  private
-
-  # Builds `count` native keys whose identities are dropped at once.
-  def use_dropped_keys(engine, count)
-    key = RsaTestKeys.key(1024, 65_537)
-    count.times { engine.private_operation(key.engine_key(JObject.new), 2) }
-    nil
-  end
-
   # FAST_RANDOM_HIDE_IFMA and the test build's FAST_RANDOM_TEST_OPENSSL_VERSION
   # are read from Ruby's ENV once, at the require, and reach the C side when
   # libcrypto is opened: on the stand-in build (IFMA on any CPU) pretending
@@ -291,5 +282,14 @@ class RsaOpenSslEngineTest < Minitest::Test
       out.lines.last.strip
     end
     assert_equal ['["openssl", "predates OpenSSL 3.0.8"]', '["ifma", nil]'], results
+  end
+
+  private
+
+  # Builds `count` native keys whose identities are dropped at once.
+  def use_dropped_keys(engine, count)
+    key = RsaTestKeys.key(1024, 65_537)
+    count.times { engine.private_operation(key.engine_key(JObject.new), 2) }
+    nil
   end
 end
