@@ -10,6 +10,21 @@
 # (org.jruby.ext.fastrandom.FastRandomModule and SecureRandomLibrary): on a
 # cold JVM each Ruby file and method costs start-up time, so this file is all
 # the Ruby that `require "fast_random"` loads.
+#
+# The route of a call (JRuby), file by file:
+#   SecureRandom.uuid (and uuid_v4)
+#     FastRandom::SecureRandomMethods, prepended to SecureRandom's singleton
+#       class at the require (org/jruby/ext/fastrandom/SecureRandomLibrary.java)
+#     -> SecureRandomMethods.java#uuid
+#     -> fastrandom/random/Call.java (UUID.generator(): counts the call)
+#        -> ThreadGenerators.java#forCall (the thread's BufferedRandom)
+#     -> fastrandom/text/Uuids.java#v4 -> Strings.java#ascii
+#   SecureRandom.uuid_v7(extra_timestamp_bits: 0)
+#     -> this file, SecureRandomMethods#uuid_v7 (Ruby: MRI's keyword
+#        handling and errors, Integer() as MRI converts)
+#     -> SecureRandomMethods.java#uuid_v7_bits (private; 0..12 checked)
+#     -> Call.java (UUID_V7.generator()) -> ThreadGenerators.java#forCall
+#     -> Uuids.java#v7 -> Strings.java#ascii
 require_relative "fast_random/version"
 
 # Outside JRuby (MRI) fast_random leaves everything as it is: see
@@ -44,8 +59,8 @@ unless File.exist?(File.join(__dir__, "fast_random", "fast_random.jar"))
                    "on MRI: bundle lock --add-platform java); in a checkout, run rake compile"
 end
 require_relative "fast_random/fast_random.jar"
-# Where the JNI library (RDRAND/RDSEED, libcrypto) and rsa.rb are; the
-# extension loads each only when first needed.
+# Where the JNI library (RDRAND/RDSEED, libcrypto) and the vendor jars of
+# the :gmp RSA engine are; the extension loads each only when first needed.
 FastRandom::LIBRARY_DIR = File.join(__dir__, "fast_random")
 FastRandom.private_constant(:LIBRARY_DIR)
 JRuby::Util.load_ext("org.jruby.ext.fastrandom.SecureRandomLibrary")
@@ -53,13 +68,14 @@ JRuby::Util.load_ext("org.jruby.ext.fastrandom.SecureRandomLibrary")
 module FastRandom
   # Prepended to SecureRandom's singleton class by the extension, with its
   # Java methods (bytes, gen_random, random_bytes, hex, base64,
-  # urlsafe_base64, uuid, uuid_v4, random_number, rand). These two take
-  # keywords, so their signatures are Ruby's and their work is Java's.
+  # urlsafe_base64, uuid, uuid_v4, random_number, rand, and the private
+  # uuid_v7_bits). These two take keywords, so their signatures are Ruby's
+  # and their work is Java's.
   module SecureRandomMethods
     DEFAULT_ALPHANUMERIC = Random::Formatter::ALPHANUMERIC.dup.freeze
 
     def uuid_v7(extra_timestamp_bits: 0)
-      FastRandom::Generator.uuid_v7(Integer(extra_timestamp_bits))
+      uuid_v7_bits(Integer(extra_timestamp_bits))
     end
 
     def alphanumeric(n = nil, chars: DEFAULT_ALPHANUMERIC)

@@ -46,11 +46,28 @@ const char *libcrypto_open(void)
     return open_failure[0] != 0 ? open_failure : NULL;
 }
 
+#ifdef FAST_RANDOM_TEST_BUILD
+/* The version number libcrypto_version_num reports instead of libcrypto's (0: none), set before any key is made. */
+static unsigned long pretended_version;
+
+void test_pretend_openssl_version(unsigned long version)
+{
+    pretended_version = version;
+}
+
+/* FAST_RANDOM_TEST_OPENSSL_VERSION, from the Java side's settings (fastrandom.Setting). */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_pretendOpenSslVersion0(JNIEnv *env, jclass cls, jlong version)
+{
+    (void) env;
+    (void) cls;
+    test_pretend_openssl_version((unsigned long) version);
+}
+#endif
+
 unsigned long libcrypto_version_num(void)
 {
 #ifdef FAST_RANDOM_TEST_BUILD
-    const char *pretend = getenv("FAST_RANDOM_TEST_OPENSSL_VERSION");
-    if (pretend != NULL && *pretend != 0) return strtoul(pretend, NULL, 16);
+    if (pretended_version != 0) return pretended_version;
 #endif
     return crypto.OpenSSL_version_num();
 }

@@ -74,6 +74,9 @@ int test_rsa_own_crt(const struct rsa_key *key);
 /* Frees a key from test_rsa_key_new. */
 void test_rsa_key_free(struct rsa_key *key);
 
+/* libcrypto_version_num reports `version` from now on (0: libcrypto's own); FAST_RANDOM_TEST_OPENSSL_VERSION. */
+void test_pretend_openssl_version(unsigned long version);
+
 /*
  * The x coordinate of d G on curve nid (out_length bytes), as the EC engine
  * derives a public point, or, unflagged, as it did before (from a copy of d

@@ -11,6 +11,11 @@ module FastRandom
   # (no RDRAND, failed self-test, missing library, not x86-64, ...).
   class BackendUnavailableError < Error; end
 
+  # An RSA or EC engine was asked for that cannot run here; the message says
+  # why. FastRandom::RSA::EngineUnavailableError and
+  # FastRandom::EC::EngineUnavailableError name this class.
+  class EngineUnavailableError < Error; end
+
   # The CPU's random number instruction failed while in use (the :rdrand backend).
   class HardwareRandomError < Error; end
 end

@@ -88,12 +88,12 @@ module FastRandom
   private_constant :InactiveEngine
 
   module RSA
-    class EngineUnavailableError < FastRandom::Error; end
+    EngineUnavailableError = FastRandom::EngineUnavailableError
     extend InactiveEngine
   end
 
   module EC
-    class EngineUnavailableError < FastRandom::Error; end
+    EngineUnavailableError = FastRandom::EngineUnavailableError
     extend InactiveEngine
   end
 end

@@ -320,4 +320,21 @@ class EcEngineTest < Minitest::Test
     assert status.success?, err
     assert_equal "[false, nil, true, true, :java]", out.lines.last.strip
   end
+
+  # FAST_RANDOM_EC_ENGINE is read from Ruby's ENV once, at the require (an
+  # initializer may set it first; it is applied when EC is first used); set
+  # after it, it changes nothing, not even a bad value.
+  def test_fast_random_ec_engine_in_ruby_s_env_counts_before_the_require_only
+    [["java", true, ":java"], ["fastest", false, TestHelper.libcrypto_expected? ? ":openssl" : ":java"]].each do |value, before, expected|
+      set = "ENV['FAST_RANDOM_EC_ENGINE'] = '#{value}'"
+      out, err, status = TestHelper.jruby(<<~RUBY, env: { "FAST_RANDOM_EC_ENGINE" => nil })
+        #{set if before}
+        require "fast_random"
+        #{set unless before}
+        p FastRandom::EC.engine
+      RUBY
+      assert status.success?, err
+      assert_equal expected, out.lines.last.strip, value
+    end
+  end
 end

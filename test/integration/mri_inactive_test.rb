@@ -50,8 +50,8 @@ class MriInactiveTest < Minitest::Test
     assert_equal [[nil, false, {}], result["problem"]], result.values_at("rsa", "rsa_problem")
     assert_equal [nil, false, {}, result["problem"]], result["ec"]
     assert_equal [["FastRandom::BackendUnavailableError", "cannot use backend :drbg: #{result['problem']}"],
-                  ["FastRandom::RSA::EngineUnavailableError", "cannot use RSA engine :gmp: #{result['problem']}"],
-                  ["FastRandom::EC::EngineUnavailableError", "cannot use EC engine :openssl: #{result['problem']}"]],
+                  ["FastRandom::EngineUnavailableError", "cannot use RSA engine :gmp: #{result['problem']}"],
+                  ["FastRandom::EngineUnavailableError", "cannot use EC engine :openssl: #{result['problem']}"]],
                  result["errors"]
   end
 

@@ -459,4 +459,24 @@ class JcaProviderTest < Minitest::Test
     assert openssl_not_loaded, "the test loads no openssl"
     assert_equal(self.class.native? ? 1 : 0, native)
   end
+
+  # FAST_RANDOM_JCA is read from Ruby's ENV once, at the require: an
+  # initializer's ENV["FAST_RANDOM_JCA"] = "1" before it installs the
+  # provider; set after it, nothing happens.
+  def test_fast_random_jca_set_in_ruby_s_env_counts_before_the_require_only
+    [true, false].each do |before|
+      set = 'ENV["FAST_RANDOM_JCA"] = "1"'
+      out, err, status = TestHelper.jruby(<<~RUBY, env: { "FAST_RANDOM_JCA" => nil })
+        #{set if before}
+        require "fast_random"
+        #{set unless before}
+        p FastRandom.jca_provider_installed?
+        #{JCA_VIEW}
+      RUBY
+      assert status.success?, err
+      installed, (providers, algorithm, _) = out.lines.last(2).map { |line| eval(line) } # rubocop:disable Security/Eval -- our own child's p output
+      assert_equal [before, before, before], [installed, providers.first == "FastRandom", algorithm == "FastRandom"],
+                   before ? "set before the require" : "set after the require"
+    end
+  end
 end

@@ -145,6 +145,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", failure);
         return 2;
     }
+    /* What the JVM side passes from FAST_RANDOM_TEST_OPENSSL_VERSION (fastrandom.Setting). */
+    const char *pretend = getenv("FAST_RANDOM_TEST_OPENSSL_VERSION");
+    if (pretend != NULL && *pretend != 0) test_pretend_openssl_version(strtoul(pretend, NULL, 16));
     static char line[MAX_LINE];
     static unsigned char buffers[VALUES + 1][MAX_MODULUS_BYTES];
     unsigned char out[MAX_MODULUS_BYTES];

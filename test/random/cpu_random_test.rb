@@ -150,6 +150,41 @@ class CpuRandomTest < Minitest::Test
     assert_equal "[:rdrand, 36]", out.lines.last.strip
   end
 
+  # FAST_RANDOM_HIDE_CPU_RANDOM and FAST_RANDOM_BACKEND are read from Ruby's
+  # ENV once, at the require (an initializer may set them first); set after
+  # it, they change nothing.
+  def test_switches_set_in_ruby_s_env_count_before_the_require_only
+    unset = { "FAST_RANDOM_HIDE_CPU_RANDOM" => nil, "FAST_RANDOM_BACKEND" => nil }
+    report = "p [FastRandom.rdrand_problem, FastRandom.backend]"
+    out, err, status = TestHelper.jruby(<<~RUBY, env: unset)
+      ENV["FAST_RANDOM_HIDE_CPU_RANDOM"] = "1"
+      require "fast_random"
+      #{report}
+    RUBY
+    assert status.success?, err
+    assert_match(/\A\["(hidden by FAST_RANDOM_HIDE_CPU_RANDOM=1|native library .* is missing)", :drbg\]\z/, out.lines.last.strip)
+    assert_match(/hidden by/, out) if TestHelper.native_library_expected?
+
+    out, err, status = TestHelper.jruby(<<~RUBY, env: unset)
+      require "fast_random"
+      ENV["FAST_RANDOM_HIDE_CPU_RANDOM"] = "1"
+      ENV["FAST_RANDOM_BACKEND"] = "rdrand"
+      #{report}
+    RUBY
+    assert status.success?, err
+    assert_equal "[nil, :drbg]", out.lines.last.strip if TestHelper.native_library_expected?
+    refute_match(/hidden by/, out)
+    return unless TestHelper.native_library_expected?
+
+    out, err, status = TestHelper.jruby(<<~RUBY, env: unset)
+      ENV["FAST_RANDOM_BACKEND"] = "rdrand"
+      require "fast_random"
+      #{report}
+    RUBY
+    assert status.success?, err
+    assert_equal "[nil, :rdrand]", out.lines.last.strip
+  end
+
   private
 
   # Only in bin/test's forced-fallback passes, where RDRAND is hidden on purpose;

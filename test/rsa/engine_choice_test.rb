@@ -61,7 +61,7 @@ class RsaEngineChoiceTest < Minitest::Test
       end
       p [error.class, error.message, FastRandom::RSA.engine_problem(:openssl)]
     RUBY
-    assert_equal '[FastRandom::RSA::EngineUnavailableError, "openssl RSA engine unavailable: libcrypto hidden by ' \
+    assert_equal '[FastRandom::EngineUnavailableError, "openssl RSA engine unavailable: libcrypto hidden by ' \
                  'FAST_RANDOM_HIDE_LIBCRYPTO", "libcrypto hidden by FAST_RANDOM_HIDE_LIBCRYPTO"]', out
   end
 
@@ -106,5 +106,39 @@ class RsaEngineChoiceTest < Minitest::Test
   ensure
     FastRandom::RSA.install
     assert FastRandom::RSA.installed?
+  end
+
+  # FAST_RANDOM_RSA_ENGINE, FAST_RANDOM_HIDE_LIBCRYPTO and
+  # FAST_RANDOM_GMP_LIBRARY are read from Ruby's ENV once, at the require
+  # (an initializer may set them first; the engine is applied when RSA is
+  # first used); set after it, they change nothing, not even a bad value.
+  def test_settings_in_ruby_s_env_count_before_the_require_only
+    unset = { "FAST_RANDOM_RSA_ENGINE" => nil, "FAST_RANDOM_HIDE_LIBCRYPTO" => nil, "FAST_RANDOM_GMP_LIBRARY" => nil }
+    report = 'p [FastRandom::RSA.engine, FastRandom::RSA.engine_problem(:openssl).to_s[/hidden/], ' \
+             'FastRandom::RSA.engine_problem(:gmp).to_s[%r{/nonexistent/libgmp.so}]]'
+    out, = run_jruby(<<~RUBY, unset)
+      ENV["FAST_RANDOM_RSA_ENGINE"] = "java"
+      ENV["FAST_RANDOM_HIDE_LIBCRYPTO"] = "1"
+      ENV["FAST_RANDOM_GMP_LIBRARY"] = "/nonexistent/libgmp.so"
+      require "fast_random"
+      #{report}
+    RUBY
+    assert_equal '[:java, "hidden", "/nonexistent/libgmp.so"]', out
+    out, = run_jruby(<<~RUBY, unset)
+      require "fast_random"
+      ENV["FAST_RANDOM_RSA_ENGINE"] = "fastest"
+      ENV["FAST_RANDOM_HIDE_LIBCRYPTO"] = "1"
+      ENV["FAST_RANDOM_GMP_LIBRARY"] = "/nonexistent/libgmp.so"
+      #{report}
+    RUBY
+    expected = TestHelper.native_library_expected? ? ":openssl, nil" : ":gmp, nil"
+    assert_equal "[#{expected}, nil]", out
+  end
+
+  # One error class for unavailable engines, under every name it had.
+  def test_engine_unavailable_error_is_one_class
+    assert_same FastRandom::EngineUnavailableError, FastRandom::RSA::EngineUnavailableError
+    assert_same FastRandom::EngineUnavailableError, FastRandom::EC::EngineUnavailableError
+    assert_equal FastRandom::Error, FastRandom::EngineUnavailableError.superclass
   end
 end

@@ -258,6 +258,32 @@ class RsaOpenSslEngineTest < Minitest::Test
     assert_equal "[false, false, nil, true]", out.lines.last.strip
   end
 
+  # FAST_RANDOM_HIDE_IFMA and the test build's FAST_RANDOM_TEST_OPENSSL_VERSION
+  # are read from Ruby's ENV once, at the require, and reach the C side when
+  # libcrypto is opened: on the stand-in build (IFMA on any CPU) pretending
+  # to be 3.0.4 with IFMA hidden gives the engine's notice for libcrypto
+  # before 3.0.8, not the one for 3.0.4's broken IFMA code. Set after the
+  # require, they change nothing.
+  def test_hide_ifma_and_the_openssl_version_in_ruby_s_env_count_before_the_require_only
+    standin = File.join(TestHelper::ROOT, "tmp/native/standin/libfast_random.so")
+    skip "no stand-in build of the native library (rake native_test)" unless File.file?(standin)
+    env = { "FAST_RANDOM_NATIVE_LIBRARY" => standin, "FAST_RANDOM_HIDE_LIBCRYPTO" => nil,
+            "FAST_RANDOM_HIDE_IFMA" => nil, "FAST_RANDOM_TEST_OPENSSL_VERSION" => nil }
+    set = 'ENV["FAST_RANDOM_HIDE_IFMA"] = "1"; ENV["FAST_RANDOM_TEST_OPENSSL_VERSION"] = "30000040"'
+    results = [true, false].map do |before|
+      out, err, status = TestHelper.jruby(<<~RUBY, env: env)
+        #{set if before}
+        require "fast_random"
+        #{set unless before}
+        crypto = Java::FastrandomJni::LibCrypto
+        p [crypto.public_exponentiation, crypto.private_path_notice.to_s[/3\.0\.4|predates OpenSSL 3\.0\.8/]]
+      RUBY
+      assert status.success?, err
+      out.lines.last.strip
+    end
+    assert_equal ['["openssl", "predates OpenSSL 3.0.8"]', '["ifma", nil]'], results
+  end
+
   private
 
   # Builds `count` native keys whose identities are dropped at once.

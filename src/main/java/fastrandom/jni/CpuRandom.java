@@ -3,14 +3,16 @@ package fastrandom.jni;
 import java.util.HashSet;
 import java.util.Set;
 
+import fastrandom.Setting;
+
 /**
  * RDRAND and RDSEED, through fast_random's JNI library. {@link #rdrand()} and
  * {@link #rdseed()} answer whether each instruction is present and passed a
  * start-up self-test; {@link #unavailableReason} says why not. The library
  * is loaded on the first question.
  *
- * <p>The environment variable {@code FAST_RANDOM_HIDE_CPU_RANDOM=1} makes
- * both instructions look absent (to test the fallback on any machine).
+ * <p>{@code FAST_RANDOM_HIDE_CPU_RANDOM=1} ({@link Setting#HIDE_CPU_RANDOM})
+ * makes both instructions look absent (to test the fallback on any machine).
  */
 public final class CpuRandom {
     static final int FEATURE_RDRAND = 1;
@@ -46,7 +48,7 @@ public final class CpuRandom {
                 String why = "not an x86-64 CPU (" + arch + ")";
                 return new Status(false, why, false, why);
             }
-            if ("1".equals(System.getenv("FAST_RANDOM_HIDE_CPU_RANDOM"))) {
+            if (Setting.HIDE_CPU_RANDOM.on()) {
                 String why = "hidden by FAST_RANDOM_HIDE_CPU_RANDOM=1";
                 return new Status(false, why, false, why);
             }

@@ -4,6 +4,8 @@ import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import fastrandom.Setting;
+
 /**
  * OpenSSL's libcrypto 3 for RSA (exponentiations, and PKCS#1 v1.5 signatures
  * in one call each), through fast_random's JNI library, which opens
@@ -14,11 +16,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * class, and a key is freed only once no call on it is running, so no use of
  * this API (from Java or Ruby) can pass OpenSSL a stale or made-up pointer.
  *
- * <p>The environment variable {@code FAST_RANDOM_HIDE_LIBCRYPTO=1} makes
- * libcrypto look absent (to test the fallback on any machine).
+ * <p>{@code FAST_RANDOM_HIDE_LIBCRYPTO=1} ({@link Setting#HIDE_LIBCRYPTO})
+ * makes libcrypto look absent (to test the fallback on any machine);
+ * {@link Setting#HIDE_IFMA} and, in the test build,
+ * {@link Setting#TEST_OPENSSL_VERSION} reach the C side when it is opened.
  */
 public final class LibCrypto {
-    static final String HIDE_VARIABLE = "FAST_RANDOM_HIDE_LIBCRYPTO";
+    static final String HIDE_VARIABLE = Setting.HIDE_LIBCRYPTO.variable();
 
     private static Boolean loaded; // guarded by LibCrypto.class
     private static String failure;
@@ -30,6 +34,8 @@ public final class LibCrypto {
     /** dlopen and dlsym; null on success, else why libcrypto cannot be used. */
     private static native String open();
     private static native String version0();
+    /** Public operations stay off AVX-512 IFMA (before any key is made). */
+    private static native void hideIfma0();
     private static native long newPrivateKey(byte[] n, byte[] e, byte[] d, byte[] p, byte[] q,
                                              byte[] dmp1, byte[] dmq1, byte[] iqmp, boolean checkResults);
     private static native long newPublicKey(byte[] n, byte[] e);
@@ -110,14 +116,18 @@ public final class LibCrypto {
         if (usable) return true;
         synchronized (LibCrypto.class) {
             if (loaded != null) return loaded;
-            if ("1".equals(System.getenv(HIDE_VARIABLE))) {
+            if (Setting.HIDE_LIBCRYPTO.on()) {
                 failure = "libcrypto hidden by " + HIDE_VARIABLE;
             } else if (!NativeLibrary.load()) {
                 failure = NativeLibrary.failure();
             } else {
                 try {
                     failure = open();
-                    if (failure == null) version = version0();
+                    if (failure == null) {
+                        if (Setting.HIDE_IFMA.on()) hideIfma0();
+                        NativeTestHooks.pretendOpenSslVersion(Setting.TEST_OPENSSL_VERSION.value());
+                        version = version0();
+                    }
                 } catch (UnsatisfiedLinkError e) {
                     failure = "the native library has no OpenSSL support (rebuild it): " + e.getMessage();
                 }

@@ -17,6 +17,7 @@ public final class NativeTestHooks {
     private static native void verifyTables0(int after, int faults);
     private static native void injectTableVerifyFailures0(int count);
     private static native void ecWrongAnswers0(int nid);
+    private static native void pretendOpenSslVersion0(long version);
 
     /** Whether the loaded native library is the test build. */
     public static boolean present() {
@@ -73,6 +74,28 @@ public final class NativeTestHooks {
     public static void ecWrongAnswers(int nid) {
         requirePresent();
         ecWrongAnswers0(nid);
+    }
+
+    /**
+     * Called by {@link LibCrypto#load()} once libcrypto is open, with
+     * {@code FAST_RANDOM_TEST_OPENSSL_VERSION} ({@link fastrandom.Setting#TEST_OPENSSL_VERSION},
+     * hex, null when unset): the test build's C side then reports that
+     * version number as libcrypto's, to take the paths a known-bad OpenSSL
+     * takes. The shipped library has no such function, and nothing changes.
+     */
+    static void pretendOpenSslVersion(String hex) {
+        if (hex == null) return;
+        long version;
+        try {
+            version = Long.parseLong(hex.trim(), 16);
+        } catch (NumberFormatException e) {
+            return; // as strtoul did: no number, no pretence
+        }
+        try {
+            pretendOpenSslVersion0(version);
+        } catch (UnsatisfiedLinkError e) {
+            // the shipped library: no test hooks
+        }
     }
 
     private static void requirePresent() {

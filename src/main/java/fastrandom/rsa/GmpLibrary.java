@@ -6,12 +6,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import fastrandom.Setting;
+
 /**
  * Which libgmp the {@code :gmp} engine runs on, loaded once through jnagmp
  * (which reaches GMP through JNA).
  *
- * <p>The system property {@code fastrandom.gmp.library} (or the environment
- * variable {@code FAST_RANDOM_GMP_LIBRARY}) chooses: {@code auto} (the
+ * <p>The system property {@code fastrandom.gmp.library} (or
+ * {@code FAST_RANDOM_GMP_LIBRARY} in Ruby's ENV when fast_random is
+ * required, see {@link Setting#GMP_LIBRARY}) chooses: {@code auto} (the
  * default: the system's libgmp when there is one, e.g. Debian's libgmp10,
  * which is faster, else the copy jnagmp bundles), {@code system},
  * {@code bundled}, or the absolute path of a libgmp file. It is read once,
@@ -22,8 +25,8 @@ import java.util.Locale;
  * {@link #unavailableReason()} gives.
  */
 public final class GmpLibrary {
-    public static final String PROPERTY = "fastrandom.gmp.library";
-    public static final String ENVIRONMENT = "FAST_RANDOM_GMP_LIBRARY";
+    public static final String PROPERTY = Setting.GMP_LIBRARY.property();
+    public static final String ENVIRONMENT = Setting.GMP_LIBRARY.variable();
 
     private static final Object LOCK = new Object();
     private static volatile boolean tried;
@@ -87,10 +90,8 @@ public final class GmpLibrary {
 
     /** The preference in force: auto, system, bundled or a path. */
     public static String preference() {
-        String value = System.getProperty(PROPERTY);
-        if (value == null || value.isEmpty()) value = System.getenv(ENVIRONMENT);
-        if (value == null || value.isEmpty()) return "auto";
-        return value;
+        String value = Setting.GMP_LIBRARY.value();
+        return value == null ? "auto" : value;
     }
 
     static String describe(Throwable e) {

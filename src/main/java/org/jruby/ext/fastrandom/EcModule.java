@@ -4,7 +4,6 @@ import java.util.Map;
 
 import org.jruby.Ruby;
 import org.jruby.RubyArray;
-import org.jruby.RubyClass;
 import org.jruby.RubyHash;
 import org.jruby.RubyModule;
 import org.jruby.RubyString;
@@ -28,7 +27,7 @@ import fastrandom.jni.EcKey;
  * {@code EcCurve.beatsBouncyCastle}), with stock's results and errors:
  * <pre>
  *   FastRandom::EC.engine            # =&gt; :openssl (the default here) or :java
- *   FastRandom::EC.engine = :java    # or FAST_RANDOM_EC_ENGINE=java before openssl is loaded
+ *   FastRandom::EC.engine = :java    # or FAST_RANDOM_EC_ENGINE=java before the require
  *   FastRandom::EC.engine_problem(:openssl)  # =&gt; nil, or why it cannot run here
  *   FastRandom::EC.stats             # =&gt; {openssl: {sign: 3, verify: 5, derive: 1}, java: {...}, fallbacks: 0, verify_tables: 0, table_verifications: 0}
  *   FastRandom::EC.installed?        # =&gt; true once openssl is loaded
@@ -44,13 +43,12 @@ public final class EcModule {
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         // Named only once complete: another thread that sees the constant sees every method.
         RubyModule ec = RubyModule.newModule(runtime);
-        RubyClass error = (RubyClass) fastRandom.getConstant("Error");
-        ec.defineClassUnder("EngineUnavailableError", error, error.getAllocator());
+        ec.setConstant("EngineUnavailableError", fastRandom.getConstant("EngineUnavailableError"));
         RubyArray<?> engines = runtime.newArray(runtime.newSymbol(OpenSslEcEngine.NAME), runtime.newSymbol(EcEngines.JAVA));
         ec.setConstant("ENGINES", engines.freeze(runtime.getCurrentContext()));
         Bindings.define(ec, EcModule.class);
-        IRubyObject chosen = runtime.getENV().op_aref(runtime.getCurrentContext(), runtime.newString("FAST_RANDOM_EC_ENGINE"));
         fastRandom.setConstant("EC", ec);
+        IRubyObject chosen = Configuration.of(runtime).ecEngine; // FAST_RANDOM_EC_ENGINE, as ENV had it at the require
         if (!chosen.isNil()) set_engine(runtime.getCurrentContext(), ec, chosen);
         return ec;
     }
@@ -72,8 +70,7 @@ public final class EcModule {
         try {
             EcEngines.ENGINES.select(engine);
         } catch (IllegalStateException e) {
-            RubyClass error = (RubyClass) ((RubyModule) self).getConstant("EngineUnavailableError");
-            throw org.jruby.exceptions.RaiseException.from(context.runtime, error, e.getMessage());
+            throw Errors.engineUnavailable(context, e.getMessage());
         }
         return name;
     }

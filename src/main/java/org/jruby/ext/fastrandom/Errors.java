@@ -21,13 +21,16 @@ final class Errors {
      * fast_random's own errors, as lib/fast_random/errors.rb defines them for
      * MRI: FastRandom::Error (a StandardError), the base of
      * BackendUnavailableError (a backend that cannot run here was asked for;
-     * the message says why) and HardwareRandomError (the CPU's random number
-     * instruction failed while in use, on the :rdrand backend).
+     * the message says why), EngineUnavailableError (the same for an RSA or
+     * EC engine; FastRandom::RSA and FastRandom::EC name it too, as their
+     * EngineUnavailableError) and HardwareRandomError (the CPU's random
+     * number instruction failed while in use, on the :rdrand backend).
      */
     static void define(Ruby runtime, RubyModule fastRandom) {
         RubyClass error = fastRandom.defineClassUnder("Error", runtime.getStandardError(),
                 runtime.getStandardError().getAllocator());
         fastRandom.defineClassUnder("BackendUnavailableError", error, error.getAllocator());
+        fastRandom.defineClassUnder("EngineUnavailableError", error, error.getAllocator());
         fastRandom.defineClassUnder("HardwareRandomError", error, error.getAllocator());
     }
 
@@ -41,10 +44,9 @@ final class Errors {
         return raise(context.runtime, "BackendUnavailableError", message);
     }
 
-    /** FastRandom::RSA::EngineUnavailableError: an RSA engine that cannot run here was asked for. */
+    /** FastRandom::EngineUnavailableError: an RSA or EC engine that cannot run here was asked for. */
     static RaiseException engineUnavailable(ThreadContext context, String message) {
-        RubyModule rsa = (RubyModule) context.runtime.getModule("FastRandom").getConstantAt("RSA");
-        return RaiseException.from(context.runtime, (RubyClass) rsa.getConstantAt("EngineUnavailableError"), message);
+        return raise(context.runtime, "EngineUnavailableError", message);
     }
 
     /** OpenSSL::PKey::PKeyError, as jruby-openssl raises it when signing fails. */

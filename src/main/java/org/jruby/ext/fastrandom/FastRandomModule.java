@@ -37,28 +37,25 @@ import fastrandom.random.ThreadGenerators;
  * loads: on a cold JVM every Ruby file and method definition costs start-up
  * time, a populator generated at build time almost none.
  * {@code FastRandom::Generator} (controls and test hooks),
- * {@code FastRandom::RSA} (lib/fast_random/rsa.rb) and {@code FastRandom::EC}
+ * {@code FastRandom::RSA} ({@link RsaModule}) and {@code FastRandom::EC}
  * ({@link EcModule}) are defined on first use, through {@link #const_missing}.
  */
 public final class FastRandomModule {
     private FastRandomModule() {}
 
-    static void define(Ruby runtime, RubyModule fastRandom) {
+    static void define(Ruby runtime, RubyModule fastRandom, Configuration configuration) {
         Bindings.define(fastRandom, FastRandomModule.class);
         RubyArray<?> backends = runtime.newArray(symbol(runtime, Backend.DRBG), symbol(runtime, Backend.RDRAND));
         fastRandom.setConstant("BACKENDS", backends.freeze(runtime.getCurrentContext()));
-        IRubyObject setting = runtime.getENV().op_aref(runtime.getCurrentContext(), runtime.newString(JCA_VARIABLE));
-        String jca = setting.isNil() ? null : setting.asJavaString();
+        // FAST_RANDOM_JCA=1 in ENV before the require: install_jca_provider at once.
+        String jca = configuration.jca.isNil() ? null : configuration.jca.asJavaString();
         if ("1".equals(jca)) {
             JvmProvider.install(runtime);
         } else if (jca != null && !jca.isEmpty() && !"0".equals(jca)) {
-            Diagnostics.warnOnce(JCA_VARIABLE + "=" + jca + " is not understood (1 installs the JVM-wide provider, 0 does not); "
+            Diagnostics.warnOnce(Configuration.JCA + "=" + jca + " is not understood (1 installs the JVM-wide provider, 0 does not); "
                     + "the provider is not installed");
         }
     }
-
-    /** Set to 1 in ENV before {@code require "fast_random"}: {@link #install_jca_provider} at once. */
-    static final String JCA_VARIABLE = "FAST_RANDOM_JCA";
 
     /** The generator behind SecureRandom: :drbg or :rdrand. */
     @JRubyMethod(name = "backend", meta = true)
@@ -195,16 +192,9 @@ public final class FastRandomModule {
                 if (fastRandom.getConstantAt("EC") == null) EcModule.define(context.runtime, fastRandom);
             }
         } else if ("RSA".equals(constant)) {
-            // Ruby code (rsa.rb) defines it, and the module exists from the
-            // file's first line: an autoload, registered now, makes a thread
-            // that names it meanwhile wait for the whole file.
             synchronized (FastRandomModule.class) {
-                if (!fastRandom.callMethod(context, "const_defined?", name).isTrue()) {
-                    IRubyObject dir = fastRandom.getConstantAt("LIBRARY_DIR");
-                    fastRandom.callMethod(context, "autoload", new IRubyObject[] { name, context.runtime.newString(dir + "/rsa") });
-                }
+                if (fastRandom.getConstantAt("RSA") == null) RsaModule.define(context.runtime, fastRandom);
             }
-            return fastRandom.getConstant("RSA");
         } else {
             return fastRandom.const_missing(context, name, Block.NULL_BLOCK);
         }

@@ -22,12 +22,11 @@ import fastrandom.random.Call;
 import fastrandom.random.SeedLog;
 import fastrandom.random.ThreadGenerators;
 import fastrandom.text.Alphabet;
-import fastrandom.text.Uuids;
 
 /**
- * {@code FastRandom::Generator}, defined on first use: the Java halves of the
- * SecureRandom methods whose Ruby signatures take keywords (lib/fast_random.rb
- * defines those signatures, so keyword errors are Ruby's own), what the CPU's
+ * {@code FastRandom::Generator}, defined on first use: the Java half of
+ * alphanumeric, whose Ruby signature takes keywords (lib/fast_random.rb
+ * defines it, so keyword errors are Ruby's own), what the CPU's
  * generator can do here, and the test hooks. The public controls are
  * {@code FastRandom}'s own ({@link FastRandomModule}).
  */
@@ -51,18 +50,6 @@ public final class GeneratorModule {
         }
         fastRandom.setConstant("Generator", generator);
         return generator;
-    }
-
-    /** uuid_v7 for an Integer number of extra timestamp bits. */
-    @JRubyMethod(name = "uuid_v7", meta = true)
-    public static IRubyObject uuid_v7(ThreadContext context, IRubyObject self, IRubyObject bits) {
-        long extra = bits instanceof RubyFixnum ? ((RubyFixnum) bits).getLongValue() : -1;
-        if (extra < 0 || extra > 12) throw context.runtime.newArgumentError("extra_timestamp_bits must be in 0..12");
-        try {
-            return Strings.ascii(context.runtime, Uuids.v7(Call.UUID_V7.generator(), (int) extra));
-        } catch (CpuRandomFailure e) {
-            throw Errors.hardware(context, e);
-        }
     }
 
     /**

@@ -79,7 +79,8 @@ public final class OpenSSLHook {
         return fastRandom.getInternalVariable(INSTALLED) != null;
     }
 
-    private static boolean defined(Ruby runtime, String path) {
+    /** Whether the constant {@code path} (e.g. "OpenSSL::PKey::RSA") names a module now, loading nothing. */
+    static boolean defined(Ruby runtime, String path) {
         RubyModule scope = runtime.getObject();
         for (String name : path.split("::")) {
             IRubyObject value = scope.getConstantAt(name);

@@ -20,7 +20,9 @@ import fastrandom.rsa.GmpLibrary;
  * singleton class, and sets the OpenSSL hook ({@link OpenSSLHook}). All of it
  * Java, bound through populators generated at build time: only what every
  * program needs. {@code FastRandom::Generator}, the OpenSSL::Random methods
- * ({@link OpenSSLLibrary}) and RSA ({@link RsaLibrary}) load when first used.
+ * ({@link OpenSSLLibrary}), RSA ({@link RsaModule}) and EC ({@link EcModule})
+ * load when first used. Every FAST_RANDOM_* setting is read here, once
+ * ({@link Configuration}).
  */
 public final class SecureRandomLibrary implements Library {
     @Override
@@ -29,31 +31,24 @@ public final class SecureRandomLibrary implements Library {
         RubyWarnings warnings = new RubyWarnings(runtime);
         Diagnostics.attach(warnings);
         RubyModule fastRandom = runtime.getOrCreateModule("FastRandom");
+        Configuration configuration = Configuration.read(context, fastRandom);
         runtime.pushPostExitFunction(new TearDown(runtime, warnings));
         Errors.define(runtime, fastRandom);
-        FastRandomModule.define(runtime, fastRandom);
-        IRubyObject libraryOverride = environment(context, "FAST_RANDOM_NATIVE_LIBRARY");
-        NativeLibrary.setPath(nativeLibraryPath(context, fastRandom), !libraryOverride.isNil());
+        FastRandomModule.define(runtime, fastRandom, configuration);
+        NativeLibrary.setPath(nativeLibraryPath(fastRandom, configuration), !configuration.nativeLibrary.isNil());
         RubyModule methods = SecureRandomMethods.define(runtime, fastRandom);
         runtime.getModule("SecureRandom").getSingletonClass().prependModule(methods);
         OpenSSLHook.define(runtime, fastRandom);
-        IRubyObject backend = environment(context, "FAST_RANDOM_BACKEND");
-        if (!backend.isNil()) FastRandomModule.set_backend(context, fastRandom, backend);
-    }
-
-    /** {@code ENV[name]}, as Ruby sees it (nil when unset). */
-    private static IRubyObject environment(ThreadContext context, String name) {
-        return context.runtime.getENV().op_aref(context, context.runtime.newString(name));
+        if (!configuration.backend.isNil()) FastRandomModule.set_backend(context, fastRandom, configuration.backend);
     }
 
     /**
      * Where the JNI library is (loaded only when first needed):
-     * {@code $FAST_RANDOM_NATIVE_LIBRARY}, read from Ruby's ENV, else the
+     * {@code FAST_RANDOM_NATIVE_LIBRARY} ({@link Configuration}), else the
      * platform's directory beside the jar, {@code FastRandom::LIBRARY_DIR}.
      */
-    private static String nativeLibraryPath(ThreadContext context, RubyModule fastRandom) {
-        IRubyObject override = environment(context, "FAST_RANDOM_NATIVE_LIBRARY");
-        if (!override.isNil()) return override.asJavaString();
+    private static String nativeLibraryPath(RubyModule fastRandom, Configuration configuration) {
+        if (!configuration.nativeLibrary.isNil()) return configuration.nativeLibrary.asJavaString();
         return fastRandom.getConstant("LIBRARY_DIR").asJavaString() + "/" + NativeLibrary.platformFile();
     }
 

@@ -3,11 +3,13 @@ package org.jruby.ext.fastrandom;
 import java.util.Base64;
 
 import org.jruby.Ruby;
+import org.jruby.RubyFixnum;
 import org.jruby.RubyFloat;
 import org.jruby.RubyModule;
 import org.jruby.RubyNumeric;
 import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.Visibility;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jni.CpuRandomFailure;
@@ -126,6 +128,23 @@ public final class SecureRandomMethods {
     public static IRubyObject uuid(ThreadContext context, IRubyObject self) {
         try {
             return Strings.ascii(context.runtime, Uuids.v4(Call.UUID.generator()));
+        } catch (CpuRandomFailure e) {
+            throw Errors.hardware(context, e);
+        }
+    }
+
+    /**
+     * The Java half of uuid_v7, private: lib/fast_random.rb's
+     * {@code uuid_v7(extra_timestamp_bits: 0)} (a Ruby method, so that
+     * keyword errors are Ruby's own) converts the keyword with
+     * {@code Integer()}, as MRI does, and calls this.
+     */
+    @JRubyMethod(name = "uuid_v7_bits", visibility = Visibility.PRIVATE)
+    public static IRubyObject uuid_v7_bits(ThreadContext context, IRubyObject self, IRubyObject bits) {
+        long extra = bits instanceof RubyFixnum ? ((RubyFixnum) bits).getLongValue() : -1;
+        if (extra < 0 || extra > 12) throw context.runtime.newArgumentError("extra_timestamp_bits must be in 0..12");
+        try {
+            return Strings.ascii(context.runtime, Uuids.v7(Call.UUID_V7.generator(), (int) extra));
         } catch (CpuRandomFailure e) {
             throw Errors.hardware(context, e);
         }

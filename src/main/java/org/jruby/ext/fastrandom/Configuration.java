@@ -1,0 +1,74 @@
+package org.jruby.ext.fastrandom;
+
+import org.jruby.Ruby;
+import org.jruby.RubyModule;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.Setting;
+
+/**
+ * Every {@code FAST_RANDOM_*} setting, read once, from the requiring
+ * runtime's {@code ENV}, when {@code require "fast_random"} runs
+ * ({@link SecureRandomLibrary}): an initializer can set {@code ENV[...]}
+ * before the require, and changing ENV afterwards changes nothing. No other
+ * class reads the environment, in Java or in C.
+ * <pre>
+ *   FAST_RANDOM_BACKEND          drbg | rdrand        FastRandom.backend=, at the require
+ *   FAST_RANDOM_NATIVE_LIBRARY   path                 the JNI library instead of the gem's
+ *   FAST_RANDOM_JCA              1 | 0                FastRandom.install_jca_provider, at the require
+ *   FAST_RANDOM_RSA_ENGINE       openssl | gmp | java FastRandom::RSA.engine=, when RSA is defined
+ *   FAST_RANDOM_EC_ENGINE        openssl | java       FastRandom::EC.engine=, when EC is defined
+ * </pre>
+ * Those belong to this runtime: they are kept here, on the FastRandom
+ * module. The others ({@link Setting}: FAST_RANDOM_HIDE_CPU_RANDOM,
+ * _HIDE_LIBCRYPTO, _HIDE_IFMA, _GMP_LIBRARY, _TEST_OPENSSL_VERSION) steer
+ * state kept once per class loader, and go there; a system property, where
+ * one is defined, wins over ENV.
+ */
+final class Configuration {
+    static final String BACKEND = "FAST_RANDOM_BACKEND";
+    static final String NATIVE_LIBRARY = "FAST_RANDOM_NATIVE_LIBRARY";
+    static final String JCA = "FAST_RANDOM_JCA";
+    static final String RSA_ENGINE = "FAST_RANDOM_RSA_ENGINE";
+    static final String EC_ENGINE = "FAST_RANDOM_EC_ENGINE";
+
+    /** The FastRandom module's internal variable that holds this runtime's Configuration. */
+    private static final String VARIABLE = "fast_random_configuration";
+
+    /** ENV's values at the require: a String, or nil when unset. */
+    final IRubyObject backend;
+    final IRubyObject nativeLibrary;
+    final IRubyObject jca;
+    final IRubyObject rsaEngine;
+    final IRubyObject ecEngine;
+
+    private Configuration(ThreadContext context) {
+        backend = environment(context, BACKEND);
+        nativeLibrary = environment(context, NATIVE_LIBRARY);
+        jca = environment(context, JCA);
+        rsaEngine = environment(context, RSA_ENGINE);
+        ecEngine = environment(context, EC_ENGINE);
+    }
+
+    /** Reads every setting from ENV (once per runtime) and hands the JVM-wide ones to {@link Setting}. */
+    static Configuration read(ThreadContext context, RubyModule fastRandom) {
+        Configuration configuration = new Configuration(context);
+        for (Setting setting : Setting.values()) {
+            IRubyObject value = environment(context, setting.variable());
+            setting.configure(value.isNil() ? null : value.asJavaString());
+        }
+        fastRandom.setInternalVariable(VARIABLE, configuration);
+        return configuration;
+    }
+
+    /** This runtime's settings, as read when fast_random was required. */
+    static Configuration of(Ruby runtime) {
+        return (Configuration) runtime.getModule("FastRandom").getInternalVariable(VARIABLE);
+    }
+
+    /** {@code ENV[name]}, as Ruby sees it (nil when unset). */
+    private static IRubyObject environment(ThreadContext context, String name) {
+        return context.runtime.getENV().op_aref(context, context.runtime.newString(name));
+    }
+}
