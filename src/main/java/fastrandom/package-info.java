@@ -1,6 +1,7 @@
 /**
  * fast_random's Java side, below the Ruby bindings. {@link
- * fastrandom.FastRandom} is the entry point for plain Java callers; the
+ * fastrandom.FastRandom} is the entry point for plain Java callers and
+ * {@link fastrandom.Setting} the settings held once per class loader; the
  * subpackages are the engines ({@code random}, {@code rsa}, {@code ec}, the
  * providers in {@code jca}), the native layer ({@code jni}) and shared
  * helpers ({@code support}, {@code text}). Nothing under {@code fastrandom}

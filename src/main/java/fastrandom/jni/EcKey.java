@@ -4,7 +4,7 @@ import java.math.BigInteger;
 
 /**
  * One native elliptic-curve key (an OpenSSL EC_KEY on a named curve), through
- * fast_random's JNI library (ext/fast_random_native/openssl_ec.c): ECDSA
+ * fast_random's JNI library (ext/fast_random_native/ec_key.c): ECDSA
  * signatures and verifications, ECDH. The handle never leaves this class;
  * {@link #close()} frees the key once the calls running on it end, after
  * which the operations answer null. Thread-safe.
@@ -108,7 +108,7 @@ public final class EcKey {
     }
 
     /**
-     * Verification tables (openssl_ec.c): a P-256 or P-521 public key that
+     * Verification tables (ec_key.c): a P-256 or P-521 public key that
      * keeps verifying gets a precomputed table of multiples of its point,
      * which halves a P-256 verification. How many exist now in this runtime (its own
      * copy of the library; at most 64); 0 before libcrypto was loaded.

@@ -5,6 +5,6 @@
  * {@link fastrandom.jni.CpuRandom} is RDRAND/RDSEED, {@link
  * fastrandom.jni.LibCrypto} and {@link fastrandom.jni.EcKey} are RSA and EC
  * keys in OpenSSL's libcrypto. Each class pairs with one C file. Imports
- * nothing from the rest of fast_random.
+ * nothing from the rest of fast_random but {@link fastrandom.Setting}.
  */
 package fastrandom.jni;
