@@ -6,9 +6,11 @@ import java.util.Arrays;
 
 /**
  * EMSA-PSS, the encoding of RSASSA-PSS signatures (RFC 8017, section 9.1),
- * with MGF1: what the JVM-wide provider's RSASSA-PSS signature puts around
- * the engines' exponentiations. Stateless; the digests are the caller's
- * (one for the message and the encoding, one for MGF1).
+ * with MGF1, and the salt length an encoding shows: what the JVM-wide
+ * provider's RSASSA-PSS signature and OpenSSL::PKey::RSA's PSS methods
+ * ({@code rsa.jca.PssSigning}) put around the engines' exponentiations.
+ * Stateless; the digests are the caller's (one for the message and the
+ * encoding, one for MGF1).
  */
 public final class Pss {
     private Pss() {}

@@ -138,7 +138,7 @@ public final class PssSigning {
     private static byte[] messageHash(MessageDigest content, byte[] input, boolean prehashed) {
         if (!prehashed) return content.digest(input);
         if (input.length != content.getDigestLength()) throw new IllegalStateException();
-        return input.clone();
+        return input;
     }
 
     /** The signature raised to e, through the engines (counted as one public operation). */
