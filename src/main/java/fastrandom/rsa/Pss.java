@@ -2,12 +2,15 @@ package fastrandom.rsa;
 
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 
 /**
  * EMSA-PSS, the encoding of RSASSA-PSS signatures (RFC 8017, section 9.1),
- * with MGF1: what the JVM-wide provider's RSASSA-PSS signature puts around
- * the engines' exponentiations. Stateless; the digests are the caller's
- * (one for the message and the encoding, one for MGF1).
+ * with MGF1, and the salt length an encoding shows: what the JVM-wide
+ * provider's RSASSA-PSS signature and OpenSSL::PKey::RSA's PSS methods
+ * ({@code rsa.jca.PssSigning}) put around the engines' exponentiations.
+ * Stateless; the digests are the caller's (one for the message and the
+ * encoding, one for MGF1).
  */
 public final class Pss {
     private Pss() {}
@@ -20,14 +23,19 @@ public final class Pss {
      */
     public static byte[] encode(byte[] mHash, MessageDigest digest, MessageDigest mgfDigest, int saltLength,
                                 int modulusBits, SecureRandom random) {
+        checkFits(mHash.length, saltLength, modulusBits);
+        byte[] salt = new byte[saltLength];
+        random.nextBytes(salt);
+        return encode(mHash, salt, digest, mgfDigest, modulusBits);
+    }
+
+    /** EM for {@code mHash} with this salt (the caller's, drawn as it chooses), as above. */
+    public static byte[] encode(byte[] mHash, byte[] salt, MessageDigest digest, MessageDigest mgfDigest, int modulusBits) {
+        int saltLength = salt.length;
+        checkFits(mHash.length, saltLength, modulusBits);
         int emBits = modulusBits - 1;
         int emLength = (emBits + 7) / 8;
         int hLength = mHash.length;
-        if (saltLength < 0 || emLength < hLength + saltLength + 2) {
-            throw new IllegalArgumentException("RSA key too short for this digest and salt length");
-        }
-        byte[] salt = new byte[saltLength];
-        random.nextBytes(salt);
         byte[] h = hashOfPrefixed(digest, mHash, salt, 0);
         byte[] em = new byte[emLength];
         int dbLength = emLength - hLength - 1;
@@ -38,6 +46,13 @@ public final class Pss {
         System.arraycopy(h, 0, em, dbLength, hLength);
         em[emLength - 1] = (byte) 0xbc;
         return em;
+    }
+
+    private static void checkFits(int hLength, int saltLength, int modulusBits) {
+        int emLength = (modulusBits - 1 + 7) / 8;
+        if (saltLength < 0 || emLength < hLength + saltLength + 2) {
+            throw new IllegalArgumentException("RSA key too short for this digest and salt length");
+        }
     }
 
     /**
@@ -55,20 +70,43 @@ public final class Pss {
         if (em[emLength - 1] != (byte) 0xbc) return false;
         int topBits = 8 * emLength - emBits;
         if ((em[0] & (0xff << (8 - topBits)) & 0xff) != 0) return false;
-        int dbLength = emLength - hLength - 1;
-        byte[] h = new byte[hLength];
-        System.arraycopy(em, dbLength, h, 0, hLength);
-        byte[] db = new byte[dbLength];
-        System.arraycopy(em, 0, db, 0, dbLength);
-        mask(db, dbLength, h, mgfDigest);
-        db[0] &= (byte) (0xff >>> topBits);
-        int separator = dbLength - saltLength - 1;
+        byte[] db = dataBlock(em, hLength, mgfDigest, emBits);
+        int separator = db.length - saltLength - 1;
         for (int i = 0; i < separator; i++) {
             if (db[i] != 0) return false;
         }
         if (db[separator] != 0x01) return false;
         byte[] expected = hashOfPrefixed(digest, mHash, db, separator + 1);
-        return MessageDigest.isEqual(expected, h);
+        return MessageDigest.isEqual(expected, Arrays.copyOfRange(em, db.length, db.length + hLength));
+    }
+
+    /**
+     * The salt length {@code em} (emLen bytes, as for {@link #verify}) shows
+     * (RFC 8017 9.1.2 steps 4-10, read rather than checked: the bits above
+     * emBits are ignored), or -1 when it is no well-formed EMSA-PSS encoding
+     * with a hash of {@code hLength} bytes: what verification with salt
+     * length "auto" verifies with.
+     */
+    public static int saltLength(byte[] em, int hLength, MessageDigest mgfDigest, int modulusBits) {
+        int emBits = modulusBits - 1;
+        int emLength = (emBits + 7) / 8;
+        if (em.length != emLength || emLength < hLength + 2 || em[emLength - 1] != (byte) 0xbc) return -1;
+        byte[] db = dataBlock(em, hLength, mgfDigest, emBits);
+        for (int i = 0; i < db.length; i++) {
+            if (db[i] == 0x01) return db.length - i - 1;
+            if (db[i] != 0x00) return -1;
+        }
+        return -1;
+    }
+
+    /** DB: maskedDB (em's first emLen - hLen - 1 bytes) unmasked with MGF1(H), its bits above emBits cleared. */
+    private static byte[] dataBlock(byte[] em, int hLength, MessageDigest mgfDigest, int emBits) {
+        int dbLength = em.length - hLength - 1;
+        byte[] h = Arrays.copyOfRange(em, dbLength, dbLength + hLength);
+        byte[] db = Arrays.copyOf(em, dbLength);
+        mask(db, dbLength, h, mgfDigest);
+        db[0] &= (byte) (0xff >>> (8 * em.length - emBits));
+        return db;
     }
 
     /** Hash(00 x 8 || mHash || salt), the salt being {@code source[from..]}. */

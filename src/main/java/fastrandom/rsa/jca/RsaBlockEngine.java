@@ -19,8 +19,9 @@ import fastrandom.support.EngineRegistry;
 
 /**
  * BouncyCastle's RSA block engine with the exponentiation done by one of our
- * engines: what BC's paddings (PKCS#1 v1.5, OAEP, PSS, ISO 9796-1) and
- * jruby-openssl's signatures and ciphers run on once fast_random is hooked in.
+ * engines: what BC's paddings (PKCS#1 v1.5, OAEP, ISO 9796-1), the PSS
+ * methods of OpenSSL::PKey::RSA ({@link PssSigning}) and jruby-openssl's
+ * signatures and ciphers run on once fast_random is hooked in.
  *
  * <p>It is an {@link RSABlindedEngine} because BC's cipher SPI checks for one
  * (and so anything that asks gets the same contract): the input and output

@@ -1,5 +1,6 @@
 package org.jruby.ext.fastrandom;
 
+import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.interfaces.RSAPrivateCrtKey;
@@ -9,7 +10,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 
-import org.bouncycastle.crypto.Digest;
 import org.jruby.Ruby;
 import org.jruby.RubyFixnum;
 import org.jruby.RubyHash;
@@ -170,7 +170,7 @@ public final class RsaPssMethods {
             byte[] signature = PssSigning.sign(key, options.digest, options.mgf1Digest, options.saltLength,
                     input.getBytes(), prehashed, GeneratorSecureRandom.INSTANCE);
             return Strings.binary(context.runtime, signature);
-        } catch (org.bouncycastle.crypto.CryptoException | RuntimeException e) {
+        } catch (RuntimeException e) {
             throw Errors.pkeyError(context, e.getMessage() == null ? e.toString() : e.getMessage());
         }
     }
@@ -248,7 +248,7 @@ public final class RsaPssMethods {
             String mgf1Digest = mgf1 == null || mgf1.isNil() ? digest : mgf1 instanceof RubyString ? mgf1.asJavaString() : null;
             if (mgf1Digest == null || PssSigning.digest(mgf1Digest) == null) return null;
 
-            int hashLength = PssSigning.digest(digest).getDigestSize();
+            int hashLength = PssSigning.digest(digest).getDigestLength();
             int max = PssSigning.maxSaltLength(modulusBits, hashLength);
             int saltLength;
             if (salt == null || salt.isNil()) {
@@ -291,7 +291,7 @@ public final class RsaPssMethods {
             String mgf1Digest = mgf1 == null ? digest : mgf1 instanceof RubyString ? mgf1.asJavaString() : null;
             if (mgf1Digest == null || PssSigning.digest(mgf1Digest) == null) return null;
 
-            int hashLength = PssSigning.digest(digest).getDigestSize();
+            int hashLength = PssSigning.digest(digest).getDigestLength();
             int max = PssSigning.maxSaltLength(modulusBits, hashLength);
             long saltLength;
             if (salt == null) {
@@ -319,7 +319,7 @@ public final class RsaPssMethods {
             } else {
                 return null;
             }
-            Digest known = PssSigning.digest(name);
+            MessageDigest known = PssSigning.digest(name);
             return known == null ? null : name;
         }
     }
