@@ -166,8 +166,9 @@ const char *libcrypto_open(void);
 
 /*
  * OpenSSL_version_num() of the libcrypto opened (0xMNN00PP0L: 3.0.4 is
- * 0x30000040); in the test build, $FAST_RANDOM_TEST_OPENSSL_VERSION (hex)
- * pretends another, to test what a known-bad version changes.
+ * 0x30000040); in the test build, test_pretend_openssl_version (set from
+ * FAST_RANDOM_TEST_OPENSSL_VERSION at the require) pretends another, to test
+ * what a known-bad version changes.
  */
 unsigned long libcrypto_version_num(void);
 

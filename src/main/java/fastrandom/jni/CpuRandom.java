@@ -20,6 +20,7 @@ public final class CpuRandom {
     static final int FILL_EXHAUSTED = -1;
     static final int FILL_UNHEALTHY = -2;
 
+    private static final String NOT_X86_64 = "not an x86-64 CPU";
     private static final int RDRAND_SELF_TEST_BYTES = 4096;
     private static final int RDSEED_SELF_TEST_BYTES = 256;
 
@@ -45,7 +46,7 @@ public final class CpuRandom {
         private static Status probe() {
             String arch = System.getProperty("os.arch", "");
             if (!arch.equals("amd64") && !arch.equals("x86_64")) {
-                String why = "not an x86-64 CPU (" + arch + ")";
+                String why = NOT_X86_64 + " (" + arch + ")";
                 return new Status(false, why, false, why);
             }
             if (Setting.HIDE_CPU_RANDOM.on()) {
@@ -73,6 +74,16 @@ public final class CpuRandom {
 
     public static boolean rdseed() {
         return Status.CURRENT.rdseed;
+    }
+
+    /**
+     * Whether {@code reason} (from {@link #unavailableReason}) is only what
+     * is expected on this machine, nothing to warn about: a CPU that is not
+     * x86-64, or the native library absent where the gem ships none
+     * ({@link NativeLibrary#onlyAbsentAsExpected}).
+     */
+    public static boolean absentAsExpected(String reason) {
+        return reason != null && (reason.startsWith(NOT_X86_64) || NativeLibrary.onlyAbsentAsExpected(reason));
     }
 
     /** Why RDRAND (or RDSEED) is not used, or null when it is. */

@@ -80,7 +80,7 @@ public final class NativeLibrary {
      * or the gem's own file for this platform ({@link #platformFile()}),
      * which the gem ships for some platforms only.
      */
-    public static void setPath(String libraryPath, boolean chosenByUser) {
+    public static synchronized void setPath(String libraryPath, boolean chosenByUser) {
         path = libraryPath;
         NativeLibrary.chosenByUser = chosenByUser;
     }

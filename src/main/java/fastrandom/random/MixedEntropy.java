@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
+import fastrandom.jni.CpuRandom;
 import fastrandom.jni.CpuRandomFailure;
-import fastrandom.jni.NativeLibrary;
 import fastrandom.support.Diagnostics;
 
 /**
@@ -59,7 +59,7 @@ public final class MixedEntropy implements EntropySource {
         String absent = cpu.unavailableReason();
         if (absent != null) {
             String message = "seeding from the OS only, without CPU entropy: " + absent;
-            if (NativeLibrary.onlyAbsentAsExpected(absent)) Diagnostics.warnOnceIfVerbose(message);
+            if (CpuRandom.absentAsExpected(absent)) Diagnostics.warnOnceIfVerbose(message);
             else Diagnostics.warnOnce(message);
             return;
         }

@@ -3,7 +3,8 @@
  * (one-time warnings, routed to the runtime that loaded us),
  * {@link fastrandom.support.KeyCache} (native keys kept per Java key
  * object) and {@link fastrandom.support.SignatureInput} (a signature's
- * message, buffered or hashed as it comes). May import only the JDK and
- * {@code fastrandom.jni}'s value types.
+ * message, buffered or hashed as it comes), {@link
+ * fastrandom.support.EngineRegistry} (one engine chosen by name). May
+ * import only the JDK and {@code fastrandom.jni}.
  */
 package fastrandom.support;

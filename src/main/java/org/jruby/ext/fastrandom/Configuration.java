@@ -20,8 +20,11 @@ import fastrandom.Setting;
  *   FAST_RANDOM_RSA_ENGINE       openssl | gmp | java FastRandom::RSA.engine=, when RSA is defined
  *   FAST_RANDOM_EC_ENGINE        openssl | java       FastRandom::EC.engine=, when EC is defined
  * </pre>
- * Those belong to this runtime: they are kept here, on the FastRandom
- * module. The others ({@link Setting}: FAST_RANDOM_HIDE_CPU_RANDOM,
+ * Those are read per runtime and kept here, on the FastRandom module; the
+ * backend and FAST_RANDOM_JCA act per runtime, while the library path and
+ * the engine choices steer state held per class loader, which is per
+ * runtime in the usual case of one loader per runtime (where runtimes share
+ * the classes, the last require's choice holds). The others ({@link Setting}: FAST_RANDOM_HIDE_CPU_RANDOM,
  * _HIDE_LIBCRYPTO, _HIDE_IFMA, _GMP_LIBRARY, _TEST_OPENSSL_VERSION) steer
  * state kept once per class loader, and go there; a system property, where
  * one is defined, wins over ENV.
