@@ -87,7 +87,9 @@ public final class NativeTestHooks {
         if (hex == null) return;
         long version;
         try {
-            version = Long.parseLong(hex.trim(), 16);
+            String digits = hex.trim();
+            if (digits.startsWith("0x") || digits.startsWith("0X")) digits = digits.substring(2); // as strtoul reads hex
+            version = Long.parseLong(digits, 16);
         } catch (NumberFormatException e) {
             return; // as strtoul did: no number, no pretence
         }
