@@ -80,10 +80,11 @@ public final class RsaModule {
     /** Requires the newest {@code vendor/NAME-VERSION.jar} of each of {@link #VENDOR_JARS} there is. */
     private static void requireVendorJars(Ruby runtime, RubyModule fastRandom) {
         File vendor = new File(fastRandom.getConstantAt("LIBRARY_DIR").asJavaString(), "vendor");
+        String[] listed = vendor.list();
+        String[] files = listed == null ? new String[0] : listed;
         for (String name : VENDOR_JARS) {
             String newest = null;
-            String[] files = vendor.list();
-            for (String file : files == null ? new String[0] : files) {
+            for (String file : files) {
                 if (file.startsWith(name + "-") && file.endsWith(".jar") && file.length() > name.length() + 1
                         && Character.isDigit(file.charAt(name.length() + 1)) && (newest == null || file.compareTo(newest) > 0)) {
                     newest = file;
