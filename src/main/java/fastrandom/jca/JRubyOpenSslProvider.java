@@ -67,7 +67,7 @@ public final class JRubyOpenSslProvider extends Provider {
         switch (capability) {
             case RSA:
                 if ("Cipher".equals(type)) factory = RsaServices.cipher(algorithm);
-                else if ("Signature".equals(type) && bc != null) factory = RsaServices.signature(bc.getClassName());
+                else if ("Signature".equals(type) && bc != null) factory = RsaServices.signature(bc.getClassName(), bouncyCastle);
                 source = RsaServices.class.getName();
                 break;
             case EC:

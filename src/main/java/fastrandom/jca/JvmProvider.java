@@ -33,9 +33,9 @@ import fastrandom.ec.jca.EcServices;
 import fastrandom.jni.LibCrypto;
 import fastrandom.random.Call;
 import fastrandom.support.Diagnostics;
+import fastrandom.rsa.jca.EngineRsaSignature;
 import fastrandom.rsa.jca.JvmRsaCipher;
 import fastrandom.rsa.jca.JvmRsaPssSignature;
-import fastrandom.rsa.jca.JvmRsaSignature;
 
 /**
  * The JVM-wide provider, opt-in ({@code FastRandom.install_jca_provider}):
@@ -295,7 +295,9 @@ public final class JvmProvider {
         }
 
         private void rsaSignature(String name, LibCrypto.Hash hash, BiFunction<String, String, Provider> next, String... oids) {
-            service("Signature", name, attributes("SupportedKeyClasses", RSA_KEYS), () -> new JvmRsaSignature(name, hash, next),
+            service("Signature", name, attributes("SupportedKeyClasses", RSA_KEYS),
+                    () -> EngineRsaSignature.jvmWide(name, hash, () -> NextProvider.after(shell, "Signature", name),
+                            () -> NextProvider.after(shell, "Cipher", "RSA")),
                     withOid(oids));
         }
 

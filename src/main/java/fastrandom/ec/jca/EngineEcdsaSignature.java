@@ -2,14 +2,12 @@ package fastrandom.ec.jca;
 
 import java.math.BigInteger;
 import java.security.InvalidKeyException;
-import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
 import java.security.Provider;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.SignatureException;
-import java.security.SignatureSpi;
 import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.util.function.Predicate;
@@ -22,6 +20,7 @@ import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
 import fastrandom.jni.LibCrypto;
 import fastrandom.support.EngineRegistry;
+import fastrandom.support.FallbackSignatureSpi;
 import fastrandom.support.SignatureInput;
 
 /**
@@ -39,33 +38,26 @@ import fastrandom.support.SignatureInput;
  * (stock's results and exceptions), for the JVM-wide provider the next
  * provider in the JVM's list.
  */
-final class EngineEcdsaSignature extends SignatureSpi {
+final class EngineEcdsaSignature extends FallbackSignatureSpi {
     private final Supplier<Provider> fallback;
     private final Predicate<EcCurve> takes;
     private final String algorithm;
     private final LibCrypto.Hash hash; // null: NONEwithECDSA, the data is the digest
     private final boolean jvmWide; // the fallback is the next JCA provider, not jruby-openssl's
 
-    private Signature delegate; // the fallback's, when our engine does not take the key
     private OpenSslEcEngine engine;
     private EcCurve curve;
     private ECPrivateKey signingKey;
     private ECPublicKey verifyingKey;
-    private final SignatureInput message;
 
     EngineEcdsaSignature(Supplier<Provider> fallback, Predicate<EcCurve> takes, String algorithm, LibCrypto.Hash hash,
                          boolean jvmWide) {
+        super(hash);
         this.fallback = fallback;
         this.jvmWide = jvmWide;
         this.takes = takes;
         this.algorithm = algorithm;
         this.hash = hash;
-        this.message = new SignatureInput(hash);
-    }
-
-    @Override
-    protected void engineInitSign(PrivateKey key) throws InvalidKeyException {
-        engineInitSign(key, null);
     }
 
     @Override
@@ -74,14 +66,13 @@ final class EngineEcdsaSignature extends SignatureSpi {
         OpenSslEcEngine current = EcEngines.current();
         EcCurve keyCurve = current != null && key instanceof ECPrivateKey ? EcCurve.of(((ECPrivateKey) key).getParams(), takes.and(current::serves)) : null;
         if (keyCurve == null) {
-            delegate = fallback(algorithm);
-            if (random == null) delegate.initSign(key);
-            else delegate.initSign(key, random);
+            handOverSign(fallback.get(), algorithm, key, random);
             return;
         }
         engine = current;
         curve = keyCurve;
         signingKey = (ECPrivateKey) key;
+        signHere();
     }
 
     @Override
@@ -90,38 +81,22 @@ final class EngineEcdsaSignature extends SignatureSpi {
         OpenSslEcEngine current = EcEngines.current();
         EcCurve keyCurve = current != null && key instanceof ECPublicKey ? EcCurve.of(((ECPublicKey) key).getParams(), takes.and(current::serves)) : null;
         if (keyCurve == null || !onCurve(keyCurve, (ECPublicKey) key)) {
-            delegate = fallback(algorithm);
-            delegate.initVerify(key); // the fallback refuses a bad point as it would without us
+            handOverVerify(fallback.get(), algorithm, key); // the fallback refuses a bad point as it would without us
             return;
         }
         engine = current;
         curve = keyCurve;
         verifyingKey = (ECPublicKey) key;
+        verifyHere();
     }
 
     @Override
-    protected void engineUpdate(byte b) throws SignatureException {
-        engineUpdate(new byte[] {b}, 0, 1);
+    protected void countHandedOver(boolean signing) {
+        EcStats.count(EcEngines.JAVA, signing ? EcStats.Operation.SIGN : EcStats.Operation.VERIFY);
     }
 
     @Override
-    protected void engineUpdate(byte[] b, int off, int len) throws SignatureException {
-        if (delegate != null) {
-            delegate.update(b, off, len);
-        } else if (engine == null) {
-            throw new SignatureException("object not initialized for signing or verification");
-        } else {
-            message.update(b, off, len);
-        }
-    }
-
-    @Override
-    protected byte[] engineSign() throws SignatureException {
-        if (delegate != null) {
-            EcStats.count(EcEngines.JAVA, EcStats.Operation.SIGN);
-            return delegate.sign();
-        }
-        if (signingKey == null) throw new SignatureException("object not initialized for signing");
+    protected byte[] sign() throws SignatureException {
         try {
             try {
                 byte[] signature = engine.sign(signingKey, curve, hash, message.data(), 0, message.length(), message.prehashed());
@@ -133,24 +108,17 @@ final class EngineEcdsaSignature extends SignatureSpi {
                 // A key no engine takes: BouncyCastle signs it, as stock.
             }
             EcStats.count(EcEngines.JAVA, EcStats.Operation.SIGN);
-            Signature plain = fallback("NONEwithECDSA");
+            Signature plain = signature(fallback.get(), "NONEwithECDSA");
             plain.initSign(signingKey);
             plain.update(message.digest());
             return plain.sign();
         } catch (InvalidKeyException e) {
             throw new SignatureException(e.toString(), e);
-        } finally {
-            reset();
         }
     }
 
     @Override
-    protected boolean engineVerify(byte[] signature) throws SignatureException {
-        if (delegate != null) {
-            EcStats.count(EcEngines.JAVA, EcStats.Operation.VERIFY);
-            return delegate.verify(signature);
-        }
-        if (verifyingKey == null) throw new SignatureException("object not initialized for verification");
+    protected boolean verify(byte[] signature) throws SignatureException {
         try {
             BigInteger[] rs;
             try {
@@ -167,42 +135,18 @@ final class EngineEcdsaSignature extends SignatureSpi {
                 warnFallback(e, fallback.get(), jvmWide);
             }
             EcStats.count(EcEngines.JAVA, EcStats.Operation.VERIFY);
-            Signature plain = fallback("NONEwithECDSA");
+            Signature plain = signature(fallback.get(), "NONEwithECDSA");
             plain.initVerify(verifyingKey);
             plain.update(message.digest());
             return plain.verify(signature);
         } catch (InvalidKeyException e) {
             throw new SignatureException(e.toString(), e);
-        } finally {
-            reset();
         }
-    }
-
-    @Override
-    @Deprecated
-    protected void engineSetParameter(String param, Object value) {
-        throw new UnsupportedOperationException("engineSetParameter unsupported");
-    }
-
-    @Override
-    @Deprecated
-    protected Object engineGetParameter(String param) {
-        return null;
     }
 
     private static boolean onCurve(EcCurve curve, ECPublicKey key) {
         java.security.spec.ECPoint w = key.getW();
         return w != null && w != java.security.spec.ECPoint.POINT_INFINITY && curve.contains(w.getAffineX(), w.getAffineY());
-    }
-
-    private Signature fallback(String name) throws InvalidKeyException {
-        Provider provider = fallback.get();
-        try {
-            if (provider == null) throw new NoSuchAlgorithmException("no other provider");
-            return Signature.getInstance(name, provider);
-        } catch (NoSuchAlgorithmException e) {
-            throw new InvalidKeyException(name + " is not available: " + e.getMessage(), e);
-        }
     }
 
     /**
@@ -216,16 +160,10 @@ final class EngineEcdsaSignature extends SignatureSpi {
     }
 
     private void forgetKey() {
-        reset();
-        delegate = null;
+        forget();
         engine = null;
         curve = null;
         signingKey = null;
         verifyingKey = null;
-    }
-
-    /** Back to the state after init: the same key, nothing buffered. */
-    private void reset() {
-        message.reset();
     }
 }

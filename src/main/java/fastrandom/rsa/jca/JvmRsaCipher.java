@@ -245,7 +245,7 @@ public final class JvmRsaCipher extends CipherSpi {
         } catch (InconsistentKeyException e) {
             // Not a key an engine takes: the next provider decrypts, or says why not.
         } catch (RsaEngineException e) {
-            JvmRsaSignature.warnFallback(e, NextRsa.cipherFallback(next));
+            EngineRsaSignature.warnFallback(e, next.apply("Cipher", "RSA"), true);
         }
         RsaStats.count(RsaEngines.JAVA, privateKey != null);
         try {

@@ -154,13 +154,13 @@ public final class JvmRsaPssSignature extends SignatureSpi {
             } catch (InconsistentKeyException e) {
                 // Not a key an engine takes: the next provider signs it, or says why not.
             } catch (RsaEngineException e) {
-                JvmRsaSignature.warnFallback(e, NextRsa.cipherFallback(next));
+                EngineRsaSignature.warnFallback(e, next.apply("Cipher", "RSA"), true);
             }
             RsaStats.count(RsaEngines.JAVA, true);
             byte[] block = new byte[k]; // EM is k or k - 1 bytes; below n either way
             System.arraycopy(em, 0, block, k - em.length, em.length);
             try {
-                return NextRsa.privateEncrypt(next, "NoPadding", jcaSigningKey, block);
+                return PlainRsa.privateEncrypt(next.apply("Cipher", "RSA"), "NoPadding", jcaSigningKey, block);
             } finally {
                 Arrays.fill(block, (byte) 0);
             }
@@ -189,7 +189,7 @@ public final class JvmRsaPssSignature extends SignatureSpi {
             m = engine.publicOperation(n, verifyingKey.getPublicExponent(), s);
             RsaStats.count(OpenSslRsaEngine.NAME, false);
         } catch (RsaEngineException e) {
-            if (engine != null) JvmRsaSignature.warnFallback(e, "fast_random's Java code (BigInteger.modPow)");
+            if (engine != null) RsaStats.fellBack(OpenSslRsaEngine.NAME, e, "fast_random's Java code (BigInteger.modPow)");
             RsaStats.count(RsaEngines.JAVA, false);
             m = s.modPow(verifyingKey.getPublicExponent(), n); // public values only: nothing to hide
         }

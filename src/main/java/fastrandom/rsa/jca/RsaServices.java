@@ -1,5 +1,6 @@
 package fastrandom.rsa.jca;
 
+import java.security.Provider;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -15,9 +16,10 @@ import org.bouncycastle.crypto.util.DigestFactory;
 import fastrandom.jni.LibCrypto;
 
 /**
- * The RSA services fast_random's provider ({@code fastrandom.jca.JRubyOpenSslProvider})
- * answers with: BouncyCastle's RSA signature and cipher SPIs over
- * fast_random's engines ({@link EngineSignature}, {@link EngineCipher}).
+ * fast_random's RSA services, for both providers. For jruby-openssl's
+ * ({@code fastrandom.jca.JRubyOpenSslProvider}): {@link EngineRsaSignature}
+ * falling back on BouncyCastle's SPIs over fast_random's engines
+ * ({@link RsaBlockProvider}), and {@link EngineCipher}.
  * Signature names are resolved by BouncyCastle itself (so every alias it
  * knows works) and recognized by the class BouncyCastle answers with;
  * ciphers are matched on the exact transformations jruby-openssl asks for,
@@ -27,8 +29,9 @@ import fastrandom.jni.LibCrypto;
 public final class RsaServices {
     private static final String BC_SIGNATURE = "org.bouncycastle.jcajce.provider.asymmetric.rsa.DigestSignatureSpi$";
 
-    /** BC's RSA signature class (suffix) -> our signature for that digest. */
-    private static final Map<String, Supplier<Object>> SIGNATURES = new HashMap<>();
+    /** BC's RSA signature class (suffix) -> the digest libcrypto computes for it (NONE: none). */
+    private static final Map<String, Object> SIGNATURES = new HashMap<>();
+    private static final Object NONE = "none";
     /** Upper-cased transformation -> our cipher. */
     private static final Map<String, Supplier<Object>> CIPHERS = new HashMap<>();
 
@@ -49,7 +52,8 @@ public final class RsaServices {
         digest("SHA3_384", NISTObjectIdentifiers.id_sha3_384, DigestFactory::createSHA3_384, null);
         digest("SHA3_512", NISTObjectIdentifiers.id_sha3_512, DigestFactory::createSHA3_512, null);
         digest("RIPEMD160", new ASN1ObjectIdentifier("1.3.36.3.2.1"), RIPEMD160Digest::new, null);
-        SIGNATURES.put("noneRSA", () -> new EngineSignature(new NullDigest()));
+        SIGNATURES.put("noneRSA", NONE);
+        RsaBlockProvider.INSTANCE.add("Signature", "noneRSA", () -> new RsaBlockProvider.Pkcs1Signature(new NullDigest()));
 
         CIPHERS.put("RSA/ECB/NOPADDING", EngineCipher::noPadding);
         CIPHERS.put("RSA/ECB/PKCS1PADDING", EngineCipher::pkcs1);
@@ -58,14 +62,23 @@ public final class RsaServices {
     }
 
     private static void digest(String bcSuffix, ASN1ObjectIdentifier oid, Supplier<Digest> digest, LibCrypto.Hash hash) {
-        SIGNATURES.put(bcSuffix, () -> new EngineSignature(oid, digest.get(), hash));
+        SIGNATURES.put(bcSuffix, hash != null ? hash : NONE);
+        RsaBlockProvider.INSTANCE.add("Signature", bcSuffix, () -> new RsaBlockProvider.Pkcs1Signature(oid, digest.get()));
     }
 
     private RsaServices() {}
 
-    /** Our signature for the one BouncyCastle implements with {@code bcClassName}, or null when it is not RSA's. */
-    public static Supplier<Object> signature(String bcClassName) {
-        return bcClassName.startsWith(BC_SIGNATURE) ? SIGNATURES.get(bcClassName.substring(BC_SIGNATURE.length())) : null;
+    /**
+     * Our signature for the one BouncyCastle ({@code bouncyCastle})
+     * implements with {@code bcClassName}, or null when it is not RSA's.
+     */
+    public static Supplier<Object> signature(String bcClassName, Provider bouncyCastle) {
+        if (!bcClassName.startsWith(BC_SIGNATURE)) return null;
+        String suffix = bcClassName.substring(BC_SIGNATURE.length());
+        Object hash = SIGNATURES.get(suffix);
+        if (hash == null) return null;
+        LibCrypto.Hash digest = hash == NONE ? null : (LibCrypto.Hash) hash;
+        return () -> new EngineRsaSignature(suffix, digest, () -> RsaBlockProvider.INSTANCE, () -> bouncyCastle, false);
     }
 
     /** Our cipher for this exact transformation, or null. */
