@@ -4,7 +4,8 @@ require_relative "provider_test"
 
 # The JVM-wide provider against the JDK's own providers where a review found
 # them apart: ECDH's state after generateSecret (SunEC's), RSA signatures of
-# the wrong length (SunRsaSign's SignatureException), and what the fallback
+# the wrong length (SunRsaSign's SignatureException), RSA keys it refuses
+# at init (refused with its words), and what the fallback
 # warnings say runs instead (the next JCA provider, named, not
 # jruby-openssl's code). JcaProviderTest's keys, setup and helpers.
 class JcaProviderTest
@@ -98,6 +99,42 @@ class JcaProviderTest
         assert_equal jdk, ours, "#{algorithm} #{label}"
         assert_equal "SignatureException", ours[0][0], "#{algorithm} #{label}"
       end
+    end
+  end
+
+  # An RSA key under 512 bits, which SunRsaSign refuses and OpenSSL takes,
+  # as BouncyCastle's key classes (the JDK's key factory refuses it too).
+  def self.small_rsa
+    @small_rsa ||= begin
+      e = 65_537
+      p, q, phi = loop do
+        p, q = Array.new(2) { OpenSSL::BN.generate_prime(200).to_i }
+        phi = (p - 1) * (q - 1)
+        break [p, q, phi] if p != q && phi.gcd(e) == 1
+      end
+      d = e.to_bn.mod_inverse(phi).to_i
+      big = ->(i) { i.to_java(java.math.BigInteger) }
+      spec = java.security.spec.RSAPrivateCrtKeySpec.new(*[p * q, e, d, p, q, d % (p - 1), d % (q - 1),
+                                                           q.to_bn.mod_inverse(p).to_i].map(&big))
+      factory = java.security.KeyFactory.getInstance("RSA", Java::OrgBouncycastleJceProvider::BouncyCastleProvider.new)
+      [factory.generatePrivate(spec), factory.generatePublic(java.security.spec.RSAPublicKeySpec.new(big.(p * q), big.(e)))]
+    end
+  end
+
+  # A key new to the engine is first shown to the next provider, so a key
+  # SunRsaSign refuses at init is refused by ours, with the same exception.
+  def test_rsa_keys_the_jdk_refuses_are_refused_with_its_words
+    private_key, public_key = self.class.small_rsa
+    outcome = lambda do |provider, init|
+      init.(Signature.getInstance("SHA1withRSA", provider))
+      :ok
+    rescue java.security.InvalidKeyException => e
+      [e.class.name, e.message]
+    end
+    { sign: ->(s) { s.initSign(private_key) }, verify: ->(s) { s.initVerify(public_key) } }.each do |label, init|
+      jdk = outcome.("SunRsaSign", init)
+      refute_equal :ok, jdk, "#{label}: SunRsaSign takes keys of 512 bits or more"
+      assert_equal jdk, outcome.("FastRandom", init), label
     end
   end
 
