@@ -7,7 +7,7 @@ require_relative "../support/rsa_test_keys"
 require "openssl"
 
 # PKCS#1 v1.5 signatures on the :openssl engine, one native call each
-# (fastrandom.rsa.jca.EngineSignature over OpenSslRsaEngine#signPkcs1 and
+# (fastrandom.rsa.jca.EngineRsaSignature over OpenSslRsaEngine#signPkcs1 and
 # #verifyPkcs1): the same bytes and the same verdicts as stock
 # jruby-openssl (BouncyCastle) for every digest, message length and
 # malformed signature, and stock's result, with one warning, when the native
