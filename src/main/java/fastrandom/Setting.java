@@ -24,7 +24,7 @@ public enum Setting {
     /** {@code 1}: RSA's public operations leave AVX-512 IFMA for OpenSSL's BN_mod_exp_mont (tests). */
     HIDE_IFMA("FAST_RANDOM_HIDE_IFMA", "fast_random.hide_ifma"),
     /** The :gmp engine's libgmp: auto (the default), system, bundled, or an absolute path. */
-    GMP_LIBRARY("FAST_RANDOM_GMP_LIBRARY", "fastrandom.gmp.library"),
+    GMP_LIBRARY("FAST_RANDOM_GMP_LIBRARY", "fast_random.gmp_library"),
     /**
      * Hex: the OpenSSL version number the native library pretends libcrypto
      * has (e.g. {@code 30000040}); honoured by the test build of the library only.

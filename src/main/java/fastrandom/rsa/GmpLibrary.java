@@ -12,7 +12,7 @@ import fastrandom.Setting;
  * Which libgmp the {@code :gmp} engine runs on, loaded once through jnagmp
  * (which reaches GMP through JNA).
  *
- * <p>The system property {@code fastrandom.gmp.library} (or
+ * <p>The system property {@code fast_random.gmp_library} (or
  * {@code FAST_RANDOM_GMP_LIBRARY} in Ruby's ENV when fast_random is
  * required, see {@link Setting#GMP_LIBRARY}) chooses: {@code auto} (the
  * default: the system's libgmp when there is one, e.g. Debian's libgmp10,
