@@ -59,7 +59,7 @@ class RsaGmpEngineTest < Minitest::Test
     RUBY
     choices = { "bundled" => /\Abundled GMP 6\.\d+\.\d+ \(.*vendor\/gmp\/linux-x86-64\/libgmp\.so\)\nnil\z/,
                 "/nonexistent/libgmp.so" => /\Aunavailable: .*libgmp .*missing/,
-                "sideways" => /\Aunavailable: .*unknown fastrandom\.gmp\.library value 'sideways'/ }
+                "sideways" => /\Aunavailable: .*unknown fast_random\.gmp_library value 'sideways'/ }
     choices["system"] = %r{\Asystem GMP 6\.\d+\.\d+ \(#{Regexp.escape(File.dirname(SYSTEM_GMP))}/libgmp\.so[.\d]*\)\nnil\z} if File.exist?(SYSTEM_GMP)
     choices.each do |choice, expected|
       out, err, status = TestHelper.jruby(script, env: { "FAST_RANDOM_GMP_LIBRARY" => choice })
