@@ -5,7 +5,8 @@ require_relative "provider_test"
 # The JVM-wide provider against the JDK's own providers where a review found
 # them apart: ECDH's state after generateSecret (SunEC's), RSA signatures of
 # the wrong length (SunRsaSign's SignatureException), RSA keys it refuses
-# at init (refused with its words), and what the fallback
+# at init (refused with its words), the RSA cipher's refusals and
+# update-then-doFinal() (SunJCE's), and what the fallback
 # warnings say runs instead (the next JCA provider, named, not
 # jruby-openssl's code). JcaProviderTest's keys, setup and helpers.
 class JcaProviderTest
@@ -136,6 +137,81 @@ class JcaProviderTest
       refute_equal :ok, jdk, "#{label}: SunRsaSign takes keys of 512 bits or more"
       assert_equal jdk, outcome.("FastRandom", init), label
     end
+  end
+
+  # The RSA cipher, whether it does the operation or hands it to SunJCE,
+  # answers input it refuses with SunJCE's exception and message, and
+  # update then doFinal() (no arguments) with SunJCE's bytes. (A ciphertext
+  # that does not unpad gets SunJCE's exception class; the message is
+  # "Decryption error", as on Java 17, where Java 25 says "Padding error in
+  # decryption".)
+  def test_rsa_cipher_refusals_and_update_then_do_final_are_sunjce_s
+    public_key = self.class.rsa.getPublic
+    private_key = self.class.rsa.getPrivate
+    ones = ("\xff".b * 256).to_java_bytes # not below the modulus
+    block = Java::byte[256].new.tap { |b| b[255] = 42 }
+    cases = {
+      "raw, not below the modulus" => ["NoPadding", Cipher::ENCRYPT_MODE, public_key, ones],
+      "raw, too long" => ["NoPadding", Cipher::ENCRYPT_MODE, public_key, Java::byte[257].new],
+      "PKCS#1, too long" => ["PKCS1Padding", Cipher::ENCRYPT_MODE, public_key, Java::byte[246].new],
+      "OAEP, too long" => ["OAEPPadding", Cipher::ENCRYPT_MODE, public_key, Java::byte[215].new],
+      "decryption, not below the modulus" => ["PKCS1Padding", Cipher::DECRYPT_MODE, private_key, ones],
+      "decryption, too long" => ["OAEPPadding", Cipher::DECRYPT_MODE, private_key, Java::byte[257].new],
+      "decryption, bad padding" => ["PKCS1Padding", Cipher::DECRYPT_MODE, private_key, block, false, :class_only],
+      "raw, update then doFinal()" => ["NoPadding", Cipher::ENCRYPT_MODE, public_key, block, true],
+      "private key, update then doFinal()" => ["PKCS1Padding", Cipher::ENCRYPT_MODE, private_key, MESSAGE, true],
+    }
+    cases.each do |label, (padding, mode, key, data, split, class_only)|
+      jdk, ours = ["SunJCE", nil].map do |provider|
+        cipher = provider ? Cipher.getInstance("RSA/ECB/#{padding}", provider) : Cipher.getInstance("RSA/ECB/#{padding}")
+        cipher.init(mode, key)
+        result = begin
+          (split ? (cipher.update(data); cipher.doFinal) : cipher.doFinal(data)).to_a
+        rescue Java::JavaLang::Exception => e
+          class_only ? e.class.name : [e.class.name, e.message]
+        end
+        [result, cipher.getProvider.getName]
+      end
+      assert_equal [jdk[0], "FastRandom"], ours, label
+    end
+  end
+
+  # A native failure in the JVM-wide RSA cipher, encrypting or decrypting:
+  # the next provider (SunJCE) does the operation, counted as java, and
+  # one warning names it.
+  def test_jvm_wide_rsa_cipher_failures_go_to_the_next_provider_with_one_warning
+    skip "libcrypto is unavailable in this pass: nothing runs natively to fail" unless TestHelper.libcrypto_expected?
+
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      FastRandom.install_jca_provider
+      lib = Java::FastrandomJni::LibCrypto
+      cipher = javax.crypto.Cipher
+      g = java.security.KeyPairGenerator.getInstance("RSA", "SunRsaSign"); g.java_send(:initialize, [Java::int], 2048)
+      rsa = g.generateKeyPair
+      message = "fast_random".to_java_bytes
+      crypt = lambda do |mode, key, data, provider = nil|
+        c = provider ? cipher.getInstance("RSA/ECB/OAEPPadding", provider) : cipher.getInstance("RSA/ECB/OAEPPadding")
+        c.init(mode, key)
+        [c.doFinal(data), c.getProvider.getName]
+      end
+      ciphertext, = crypt.(cipher::ENCRYPT_MODE, rsa.getPublic, message, "SunJCE")
+      crypt.(cipher::DECRYPT_MODE, rsa.getPrivate, crypt.(cipher::ENCRYPT_MODE, rsa.getPublic, message).first) # the keys cached
+      stats = -> { s = FastRandom::RSA.stats; [s[:openssl].values.sum, s[:java].values.sum, s[:fallbacks]] }
+      before = stats.()
+      lib.inject_faults(1)
+      encrypted, encrypting = crypt.(cipher::ENCRYPT_MODE, rsa.getPublic, message)
+      lib.inject_faults(1)
+      decrypted, decrypting = crypt.(cipher::DECRYPT_MODE, rsa.getPrivate, ciphertext)
+      p [crypt.(cipher::DECRYPT_MODE, rsa.getPrivate, encrypted, "SunJCE").first.to_a == message.to_a,
+         decrypted.to_a == message.to_a, encrypting, decrypting, stats.().zip(before).map { |after, was| after - was }]
+    RUBY
+    assert status.success?, err
+    assert_equal [true, true, "FastRandom", "FastRandom", [0, 2, 2]], eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    warnings = err.lines.grep(/fast_random: .*engine failed/)
+    assert_equal 1, warnings.size, err
+    assert_match(/the openssl RSA engine failed \(injected fault.*\); such operations run on the next JCA provider \(SunJCE\)$/,
+                 warnings.first)
   end
 
   # A native failure on the JVM-wide provider: the warning names what runs

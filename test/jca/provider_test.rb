@@ -271,6 +271,14 @@ class JcaProviderTest < Minitest::Test
     jdk = Cipher.getInstance("RSA/ECB/PKCS1Padding", "SunJCE")
     jdk.init(Cipher::UNWRAP_MODE, rsa.getPrivate)
     assert_equal aes.getEncoded.to_a, jdk.unwrap(wrapped, "AES", Cipher::SECRET_KEY).getEncoded.to_a
+    # Decryption with a private key without CRT values.
+    plain = java.security.KeyFactory.getInstance("RSA").generatePrivate(
+      java.security.spec.RSAPrivateKeySpec.new(rsa.getPrivate.getModulus, rsa.getPrivate.getPrivateExponent)
+    )
+    ciphertext, = crypt("RSA/ECB/PKCS1Padding", Cipher::ENCRYPT_MODE, rsa.getPublic, MESSAGE, "SunJCE")
+    assert_native(0) do
+      assert_equal [MESSAGE.to_a, "FastRandom"], crypt("RSA/ECB/PKCS1Padding", Cipher::DECRYPT_MODE, plain, ciphertext).then { |m, p| [m.to_a, p] }
+    end
   end
 
   def test_ecdsa_signatures_verify_across_providers_on_every_curve
@@ -370,6 +378,7 @@ class JcaProviderTest < Minitest::Test
         -> { run.("SHA256withRSA", rsa.getPublic).verify(expected) },
         -> { run.("RSASSA-PSS", rsa.getPublic, "SunRsaSign", pss).verify(run.("RSASSA-PSS", rsa.getPrivate, nil, pss).sign) },
         -> { d = javax.crypto.Cipher.getInstance("RSA/ECB/OAEPPadding"); d.init(javax.crypto.Cipher::DECRYPT_MODE, rsa.getPrivate); d.doFinal(ciphertext).to_a == message.to_a },
+        -> { c = javax.crypto.Cipher.getInstance("RSA/ECB/PKCS1Padding"); c.init(javax.crypto.Cipher::ENCRYPT_MODE, rsa.getPublic); d = javax.crypto.Cipher.getInstance("RSA/ECB/PKCS1Padding", "SunJCE"); d.init(javax.crypto.Cipher::DECRYPT_MODE, rsa.getPrivate); d.doFinal(c.doFinal(message)).to_a == message.to_a },
         -> { run.("SHA256withECDSA", ec.getPublic, "SunEC").verify(run.("SHA256withECDSA", ec.getPrivate).sign) },
         -> { k = javax.crypto.KeyAgreement.getInstance("ECDH"); k.init(ec.getPrivate); k.doPhase(peer.getPublic, true); k.generateSecret.to_a == secret },
       ]
@@ -386,7 +395,7 @@ class JcaProviderTest < Minitest::Test
       p results
     RUBY
     assert status.success?, err
-    assert_equal [[true, true, true, true]] * 6, eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    assert_equal [[true, true, true, true]] * 7, eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
     warnings = err.lines.grep(/fast_random: .*engine/) # a fallback pass adds its own line on CPU entropy
     assert_equal 2, warnings.size, "one warning per engine:\n#{err}"
     assert_match(/the openssl RSA engine failed \(injected fault/, warnings.join)

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../test_helper"
+require_relative "../support/fail_over"
 require_relative "../support/mri_rsa"
 require_relative "../support/rsa_engine_switching"
 require "openssl"
@@ -13,6 +14,7 @@ require "openssl"
 # checks JRuby's PSS signatures. FastRandom::RSA.stats proves which engine
 # did the work.
 class RsaPKeyTest < Minitest::Test
+  include FailOver::Assertions
   include RsaEngineSwitching
 
   MESSAGE = MriRsa::MESSAGE
@@ -273,6 +275,66 @@ class RsaPKeyTest < Minitest::Test
     call.call
   rescue Exception => e # rubocop:disable Lint/RescueException
     [e.class.name, e.message]
+  end
+
+  # The cipher jruby-openssl gets initialises BouncyCastle's first, which
+  # refuses what it refuses on stock (jruby-openssl's own keys are checked
+  # when made; a JDK key reaches the cipher unchecked), on every engine; a
+  # key it takes is encrypted, in one operation.
+  def test_the_cipher_jruby_openssl_gets_refuses_keys_as_bouncycastle_does
+    provider = Java::OrgJrubyExtOpenssl::SecurityHelper.getSecurityProvider
+    assert_equal "FastRandom-jruby-openssl", provider.getName
+    n = reference.find { |r| r["bits"] == 2048 }["key"].n.to_i
+    factory = java.security.KeyFactory.getInstance("RSA", "SunRsaSign")
+    key = lambda do |modulus, e|
+      factory.generatePublic(java.security.spec.RSAPublicKeySpec.new(java.math.BigInteger.new(modulus.to_s), java.math.BigInteger.new(e.to_s)))
+    end
+    keys = { "a small prime factor" => key.(n * 3, 65_537), "an even exponent" => key.(n, 65_536), "a good key" => key.(n, 65_537) }
+    encrypt = lambda do |transformation, public_key, via|
+      cipher = javax.crypto.Cipher.getInstance(transformation, via)
+      cipher.init(javax.crypto.Cipher::ENCRYPT_MODE, public_key)
+      cipher.doFinal(MESSAGE.to_java_bytes).length
+    end
+    %w[RSA/ECB/PKCS1Padding RSA/ECB/OAEPWithSHA1AndMGF1Padding].each do |transformation|
+      keys.each do |label, public_key|
+        expected = outcome(-> { encrypt.(transformation, public_key, provider.bouncyCastle) })
+        assert_equal(label == "a good key", expected == 256, "#{transformation}, #{label}: #{expected}")
+        each_engine do |engine|
+          assert_operations(engine, private_ops: 0, public_ops: expected == 256 ? 1 : 0) do
+            assert_equal expected, outcome(-> { encrypt.(transformation, public_key, provider) }), "#{engine}, #{transformation}, #{label}"
+          end
+        end
+      end
+    end
+  end
+
+  # Fault injection at public_encrypt's one native call (PKCS#1 v1.5 and
+  # OAEP): the caller still gets a ciphertext, BouncyCastle's over the
+  # engine, with one warning naming jruby-openssl's code and a counted
+  # fallback; the next call is one native call again.
+  def test_a_failing_one_call_encryption_falls_back_to_stock_and_the_next_one_recovers
+    skip "libcrypto unavailable in this pass: nothing runs natively to fail" unless TestHelper.native_library_expected?
+
+    ref = reference.find { |r| r["bits"] == 2048 && r["e"] == 65_537 }
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      require "openssl"
+      FastRandom::RSA.engine = :openssl
+      key = OpenSSL::PKey::RSA.new(#{ref["pem"].dump})
+      public_key = OpenSSL::PKey::RSA.new(#{ref["public_pem"].dump})
+      lib = Java::FastrandomJni::LibCrypto
+      message = "fast_random"
+      operations = [OpenSSL::PKey::RSA::PKCS1_PADDING, OpenSSL::PKey::RSA::PKCS1_OAEP_PADDING].map do |padding|
+        -> { key.private_decrypt(public_key.public_encrypt(message, padding), padding) == message }
+      end
+      operations.each(&:call) # the engine chosen, the keys cached: the fault hits the encryption
+      require #{FailOver::PATH.dump}
+      p(FailOver.rounds(operations, stats: -> { FastRandom::RSA.stats }, inject: -> { lib.inject_faults(1) }) do |middle, after|
+        after[:openssl] == { private: middle[:openssl][:private] + 1, public: middle[:openssl][:public] + 1 }
+      end)
+    RUBY
+    assert_failed_over out, err, status, [[true, true, 1, 0, true]] * 2,
+                       /the openssl RSA engine failed \(injected fault.*\); such operations run on jruby-openssl's Java code/
   end
 
   def test_keys_made_in_jruby_sign_as_stock_does

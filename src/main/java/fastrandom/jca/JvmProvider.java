@@ -33,8 +33,8 @@ import fastrandom.ec.jca.EcServices;
 import fastrandom.jni.LibCrypto;
 import fastrandom.random.Call;
 import fastrandom.support.Diagnostics;
+import fastrandom.rsa.jca.EngineRsaCipher;
 import fastrandom.rsa.jca.EngineRsaSignature;
-import fastrandom.rsa.jca.JvmRsaCipher;
 import fastrandom.rsa.jca.JvmRsaPssSignature;
 
 /**
@@ -274,7 +274,8 @@ public final class JvmProvider {
                     () -> new JvmRsaPssSignature(next), withOid("1.2.840.113549.1.1.10", "PSS"));
             service("Cipher", "RSA", attributes("SupportedKeyClasses", RSA_KEYS, "SupportedModes", "ECB|NONE",
                             "SupportedPaddings", "NOPADDING|PKCS1PADDING|OAEPPADDING|OAEPWITHSHA1ANDMGF1PADDING|OAEPWITHSHA-1ANDMGF1PADDING"),
-                    () -> new JvmRsaCipher(next), Collections.emptyList());
+                    () -> EngineRsaCipher.jvmWide(() -> NextProvider.after(shell, "Cipher", "RSA")),
+                    Collections.emptyList());
 
             ecdsa("SHA1withECDSA", LibCrypto.Hash.SHA1, "1.2.840.10045.4.1");
             ecdsa("SHA224withECDSA", LibCrypto.Hash.SHA224, "1.2.840.10045.4.3.1");

@@ -8,18 +8,22 @@ import java.util.function.Supplier;
 
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 import org.bouncycastle.asn1.nist.NISTObjectIdentifiers;
+import org.bouncycastle.crypto.AsymmetricBlockCipher;
 import org.bouncycastle.crypto.Digest;
 import org.bouncycastle.crypto.digests.NullDigest;
 import org.bouncycastle.crypto.digests.RIPEMD160Digest;
+import org.bouncycastle.crypto.encodings.ISO9796d1Encoding;
+import org.bouncycastle.crypto.encodings.OAEPEncoding;
 import org.bouncycastle.crypto.util.DigestFactory;
 
 import fastrandom.jni.LibCrypto;
 
 /**
- * fast_random's RSA services, for both providers. For jruby-openssl's
+ * fast_random's RSA services for jruby-openssl's provider
  * ({@code fastrandom.jca.JRubyOpenSslProvider}): {@link EngineRsaSignature}
- * falling back on BouncyCastle's SPIs over fast_random's engines
- * ({@link RsaBlockProvider}), and {@link EngineCipher}.
+ * and {@link EngineRsaCipher}, falling back on BouncyCastle's SPIs over
+ * fast_random's engines ({@link RsaBlockProvider}, whose services are added
+ * here). (The JVM-wide provider makes its own, with no BouncyCastle.)
  * Signature names are resolved by BouncyCastle itself (so every alias it
  * knows works) and recognized by the class BouncyCastle answers with;
  * ciphers are matched on the exact transformations jruby-openssl asks for,
@@ -55,15 +59,30 @@ public final class RsaServices {
         SIGNATURES.put("noneRSA", NONE);
         RsaBlockProvider.INSTANCE.add("Signature", "noneRSA", () -> new RsaBlockProvider.Pkcs1Signature(new NullDigest()));
 
-        CIPHERS.put("RSA/ECB/NOPADDING", EngineCipher::noPadding);
-        CIPHERS.put("RSA/ECB/PKCS1PADDING", EngineCipher::pkcs1);
-        CIPHERS.put("RSA/ECB/OAEPWITHSHA1ANDMGF1PADDING", EngineCipher::oaep);
-        CIPHERS.put("RSA/ECB/ISO9796-1PADDING", EngineCipher::iso9796d1);
+        // The four transformations jruby-openssl asks for, BouncyCastle's ciphers built as BC builds them
+        // (PKCS#1 v1.5 in BC's CustomPKCS1Encoding, OAEP with SHA-1, as BC's default spec), over our engine.
+        // PKCS#1 v1.5 and OAEP encryption are one native call on the :openssl engine.
+        cipher("NoPadding", null, RsaBlockEngine::new);
+        cipher("PKCS1Padding", LibCrypto.Padding.PKCS1, () -> RsaBlockProvider.customPkcs1(new RsaBlockEngine()));
+        cipher("OAEPWithSHA1AndMGF1Padding", LibCrypto.Padding.OAEP_SHA1, () -> new OAEPEncoding(new RsaBlockEngine()));
+        cipher("ISO9796-1Padding", null, () -> new ISO9796d1Encoding(new RsaBlockEngine()));
     }
 
     private static void digest(String bcSuffix, ASN1ObjectIdentifier oid, Supplier<Digest> digest, LibCrypto.Hash hash) {
         SIGNATURES.put(bcSuffix, hash != null ? hash : NONE);
         RsaBlockProvider.INSTANCE.add("Signature", bcSuffix, () -> new RsaBlockProvider.Pkcs1Signature(oid, digest.get()));
+    }
+
+    /**
+     * RSA/ECB/{@code paddingName}: BouncyCastle's SPI around {@code block}
+     * in {@link RsaBlockProvider}, and ours over it, one native call with
+     * {@code padding} (null: never).
+     */
+    private static void cipher(String paddingName, LibCrypto.Padding padding, Supplier<AsymmetricBlockCipher> block) {
+        String transformation = "RSA/ECB/" + paddingName;
+        RsaBlockProvider.INSTANCE.add("Cipher", transformation, () -> new RsaBlockProvider.RsaCipher(block.get()));
+        CIPHERS.put(transformation.toUpperCase(Locale.ROOT),
+                () -> new EngineRsaCipher(paddingName, padding, () -> RsaBlockProvider.INSTANCE, false));
     }
 
     private RsaServices() {}

@@ -16,7 +16,7 @@ import java.security.spec.InvalidParameterSpecException;
 import java.security.spec.MGF1ParameterSpec;
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
 import javax.crypto.BadPaddingException;
 import javax.crypto.Cipher;
@@ -36,40 +36,88 @@ import fastrandom.rsa.RsaPrivateKey;
 import fastrandom.rsa.RsaStats;
 
 /**
- * The JVM-wide provider's RSA Cipher: encryption with a public key and
- * decryption with a private CRT key, with PKCS#1 v1.5 padding, OAEP with
- * SHA-1 and MGF1-SHA-1 and no label (the JDK's OAEP default), or none, each
- * one native call on the {@code :openssl} engine (OpenSSL pads with its own
- * DRBG's bytes, as MRI; a SecureRandom given to init is not used then, and
- * unpads in constant time). Exceptions and messages are the JDK's
- * ({@code IllegalBlockSizeException} for input too long,
- * {@code BadPaddingException} for a ciphertext that does not unpad).
+ * An RSA cipher on the {@code :openssl} engine, for both providers:
+ * encryption with a public key and PKCS#1 v1.5 or OAEP padding (SHA-1,
+ * MGF1-SHA-1, no label: BouncyCastle's and the JDK's default) is one native
+ * call ({@link OpenSslRsaEngine#publicEncrypt}: OpenSSL pads, with random
+ * bytes from its own DRBG as in MRI, and encrypts; the SecureRandom given
+ * to init is not used then). For the JVM-wide provider, so are raw RSA
+ * (NoPadding) and decryption with a private CRT key (the blinded private
+ * operation, then OpenSSL's constant-time unpadding).
  *
- * <p>Everything else goes to the next provider's RSA Cipher with the same
- * transformation, from init on: encryption with a private key or decryption
- * with a public one, key wrapping, other OAEP parameters, TLS's
- * premaster-secret parameters, keys without CRT values, another engine; and,
- * for the one operation, an engine failure.
+ * <p>Everything else goes to the fallback provider's own cipher with the
+ * same transformation: for jruby-openssl BouncyCastle's SPI over
+ * {@link RsaBlockEngine} ({@link RsaBlockProvider}: stock's results and
+ * exceptions, on the {@code :gmp} and {@code :java} engines too), for the
+ * JVM-wide provider the next provider in the JVM's list. That is: keys the
+ * engine does not take ({@link RsaKeys}), other engines (the one selected
+ * at init serves the operation), parameters other than none or OAEP's
+ * default (TLS's premaster-secret ones), key wrapping, encryption with a
+ * private key, decryption with a public one; and, with one warning, an
+ * operation the engine fails, which the fallback's cipher does whole.
+ * jruby-openssl's services are its exact transformations (the JCA sets a
+ * mode or padding only on the JVM-wide provider's generic "RSA").
+ *
+ * <p>Where the providers differ ({@code jvmWide}), as their fallbacks do:
+ * <ul>
+ * <li>jruby-openssl's fallback is initialised at every init, so
+ *     BouncyCastle takes the key, or refuses it with stock's exception, and
+ *     answers getOutputSize, getBlockSize and getParameters; the next
+ *     provider sees a key only when it has the operation.</li>
+ * <li>Decryption and raw RSA stay BouncyCastle's for jruby-openssl, so its
+ *     behaviour on bad padding, which must not become an oracle, and its
+ *     exceptions are stock's (RsaBlockEngine runs them on the engines).</li>
+ * <li>A message too long for the padding goes to BouncyCastle, which
+ *     refuses it in its own words (an IllegalBlockSizeException, see
+ *     {@link RsaBlockProvider.RsaCipher}); the JVM-wide provider refuses it
+ *     in the JDK's.</li>
+ * <li>After an engine failure BouncyCastle's code runs on
+ *     {@link RsaBlockEngine}, which counts what it does and warns as
+ *     jruby-openssl's code; the next provider is counted as java here, and
+ *     named in the warning.</li>
+ * </ul>
  */
-public final class JvmRsaCipher extends CipherSpi {
+public final class EngineRsaCipher extends CipherSpi {
     private static final byte[] NOTHING = new byte[0];
 
-    private final BiFunction<String, String, Provider> next;
+    private final Supplier<Provider> fallback;
+    private final boolean jvmWide;
 
-    private String paddingName = "PKCS1Padding";
-    private LibCrypto.Padding padding = LibCrypto.Padding.PKCS1; // null: NoPadding
-    private Cipher delegate; // the next provider's, when it has the operation
+    private String paddingName; // the fallback's transformation is RSA/ECB/paddingName
+    private LibCrypto.Padding padding; // null: raw RSA (for jruby-openssl, NoPadding and ISO 9796-1: never ours)
 
     private int mode;
     private Key jcaKey;
+    private AlgorithmParameterSpec params;
+    private SecureRandom random;
+    private OpenSslRsaEngine engine; // set when the one call has the operation
+    private Cipher delegate; // the fallback's, initialised with init's arguments, or null
     private RSAPublicKey publicKey; // encryption, ours
     private RsaPrivateKey privateKey; // decryption, ours
     private int modulusBytes;
     private byte[] buffer = NOTHING;
     private int length;
 
-    public JvmRsaCipher(BiFunction<String, String, Provider> next) {
-        this.next = next;
+    /**
+     * RSA/ECB/{@code paddingName}, one native call with {@code padding}
+     * (null: raw RSA, for the JVM-wide provider only), falling back on
+     * {@code fallback}'s cipher of that transformation; {@code jvmWide}: for
+     * the JVM-wide provider.
+     */
+    EngineRsaCipher(String paddingName, LibCrypto.Padding padding, Supplier<Provider> fallback, boolean jvmWide) {
+        this.paddingName = paddingName;
+        this.padding = padding;
+        this.fallback = fallback;
+        this.jvmWide = jvmWide;
+    }
+
+    /**
+     * The JVM-wide provider's RSA cipher (PKCS#1 v1.5 until a padding is
+     * set), falling back on {@code next} (the next provider with RSA
+     * ciphers). Needs no BouncyCastle.
+     */
+    public static EngineRsaCipher jvmWide(Supplier<Provider> next) {
+        return new EngineRsaCipher("PKCS1Padding", LibCrypto.Padding.PKCS1, next, true);
     }
 
     @Override
@@ -94,7 +142,7 @@ public final class JvmRsaCipher extends CipherSpi {
 
     @Override
     protected int engineGetBlockSize() {
-        return 0;
+        return delegate != null ? delegate.getBlockSize() : 0;
     }
 
     @Override
@@ -155,31 +203,31 @@ public final class JvmRsaCipher extends CipherSpi {
         init(opmode, key, spec, random);
     }
 
-    private void init(int opmode, Key key, AlgorithmParameterSpec params, SecureRandom random)
+    private void init(int opmode, Key key, AlgorithmParameterSpec spec, SecureRandom secureRandom)
             throws InvalidKeyException, InvalidAlgorithmParameterException {
         forget();
-        OpenSslRsaEngine engine = RsaKeys.openssl();
-        boolean ourParameters = params == null || (padding == LibCrypto.Padding.OAEP_SHA1 && isDefaultOaep(params));
-        if (engine != null && ourParameters) {
-            if (opmode == Cipher.ENCRYPT_MODE && RsaKeys.usable(key)) {
+        mode = opmode;
+        jcaKey = key;
+        params = spec;
+        random = secureRandom;
+        if (!jvmWide) delegate = fallbackCipher(); // BouncyCastle takes the key, or refuses it as stock does
+        OpenSslRsaEngine openssl = RsaKeys.openssl();
+        if (openssl != null && (spec == null || (padding == LibCrypto.Padding.OAEP_SHA1 && isDefaultOaep(spec)))) {
+            if (opmode == Cipher.ENCRYPT_MODE && (padding != null || jvmWide) && RsaKeys.usable(key)) {
                 publicKey = (RSAPublicKey) key;
                 modulusBytes = RsaKeys.modulusBytes(publicKey.getModulus());
-            } else if (opmode == Cipher.DECRYPT_MODE) {
+            } else if (opmode == Cipher.DECRYPT_MODE && jvmWide) {
                 privateKey = RsaKeys.crt(key);
                 if (privateKey != null) modulusBytes = RsaKeys.modulusBytes(privateKey.modulus);
             }
+            if (publicKey != null || privateKey != null) engine = openssl;
         }
-        mode = opmode;
-        jcaKey = key;
-        if (publicKey == null && privateKey == null) {
-            delegate = nextCipher();
-            delegate.init(opmode, key, params, random);
-        }
+        if (engine == null && delegate == null) delegate = fallbackCipher();
     }
 
     @Override
     protected byte[] engineUpdate(byte[] input, int offset, int len) {
-        if (delegate != null) return delegate.update(input, offset, len);
+        if (engine == null) return delegate.update(input, offset, len);
         append(input, offset, len);
         return NOTHING;
     }
@@ -187,14 +235,15 @@ public final class JvmRsaCipher extends CipherSpi {
     @Override
     protected int engineUpdate(byte[] input, int offset, int len, byte[] output, int outputOffset)
             throws ShortBufferException {
-        if (delegate != null) return delegate.update(input, offset, len, output, outputOffset);
+        if (engine == null) return delegate.update(input, offset, len, output, outputOffset);
         append(input, offset, len);
         return 0;
     }
 
     @Override
-    protected byte[] engineDoFinal(byte[] input, int offset, int len) throws IllegalBlockSizeException, BadPaddingException {
-        if (delegate != null) return delegate.doFinal(input, offset, len);
+    protected byte[] engineDoFinal(byte[] input, int offset, int len)
+            throws IllegalBlockSizeException, BadPaddingException {
+        if (engine == null) return input == null ? delegate.doFinal() : delegate.doFinal(input, offset, len);
         append(input, offset, len);
         try {
             return finish();
@@ -207,8 +256,11 @@ public final class JvmRsaCipher extends CipherSpi {
     @Override
     protected int engineDoFinal(byte[] input, int offset, int len, byte[] output, int outputOffset)
             throws ShortBufferException, IllegalBlockSizeException, BadPaddingException {
-        if (delegate != null) return delegate.doFinal(input, offset, len, output, outputOffset);
-        if (output.length - outputOffset < modulusBytes) {
+        if (engine == null) {
+            return input == null ? delegate.doFinal(output, outputOffset)
+                    : delegate.doFinal(input, offset, len, output, outputOffset);
+        }
+        if (output.length - outputOffset < modulusBytes) { // checked first, so the call can be made again
             throw new ShortBufferException("Output buffer too small: " + modulusBytes + " bytes needed");
         }
         byte[] result = engineDoFinal(input, offset, len);
@@ -217,7 +269,7 @@ public final class JvmRsaCipher extends CipherSpi {
         return result.length;
     }
 
-    // Key wrapping is always the next provider's (init hands WRAP_MODE and UNWRAP_MODE over).
+    // Key wrapping is always the fallback's (init hands WRAP_MODE and UNWRAP_MODE over).
     @Override
     protected byte[] engineWrap(Key key) throws IllegalBlockSizeException, InvalidKeyException {
         if (delegate == null) throw new IllegalStateException("Cipher not initialized for wrapping keys");
@@ -231,33 +283,32 @@ public final class JvmRsaCipher extends CipherSpi {
         return delegate.unwrap(wrappedKey, wrappedKeyAlgorithm, wrappedKeyType);
     }
 
-    /** The operation on everything buffered: one native call, or the next provider's when the engine fails. */
+    /**
+     * The operation on everything buffered: one native call, or the
+     * fallback's cipher on the whole message when it is too long for the
+     * padding (for jruby-openssl) or the engine fails.
+     */
     private byte[] finish() throws IllegalBlockSizeException, BadPaddingException {
-        int limit = padding == null || privateKey != null ? modulusBytes : padding.maxMessageBytes(modulusBytes);
-        if (length > limit) throw new IllegalBlockSizeException("Data must not be longer than " + limit + " bytes");
-        OpenSslRsaEngine engine = RsaKeys.openssl();
-        try {
-            if (engine != null) {
-                byte[] result = privateKey != null ? decrypt(engine) : encrypt(engine);
-                RsaStats.count(OpenSslRsaEngine.NAME, privateKey != null);
+        boolean decrypting = privateKey != null;
+        int limit = padding == null || decrypting ? modulusBytes : padding.maxMessageBytes(modulusBytes);
+        if (length <= limit) {
+            try {
+                byte[] result = decrypting ? decrypt() : encrypt();
+                RsaStats.count(OpenSslRsaEngine.NAME, decrypting);
                 return result;
+            } catch (InconsistentKeyException e) {
+                // Not a key an engine takes: the fallback does it, or says why not.
+            } catch (RsaEngineException e) {
+                EngineRsaSignature.warnFallback(e, fallback.get(), jvmWide);
             }
-        } catch (InconsistentKeyException e) {
-            // Not a key an engine takes: the next provider decrypts, or says why not.
-        } catch (RsaEngineException e) {
-            EngineRsaSignature.warnFallback(e, next.apply("Cipher", "RSA"), true);
+            if (jvmWide) RsaStats.count(RsaEngines.JAVA, decrypting); // RsaBlockEngine counts its own
+        } else if (jvmWide) {
+            throw new IllegalBlockSizeException("Data must not be longer than " + limit + " bytes"); // the JDK's words
         }
-        RsaStats.count(RsaEngines.JAVA, privateKey != null);
-        try {
-            Cipher cipher = nextCipher();
-            cipher.init(mode, jcaKey);
-            return cipher.doFinal(buffer, 0, length);
-        } catch (InvalidKeyException e) {
-            throw new ProviderException("the next provider's RSA cipher did not take the key: " + e.getMessage(), e);
-        }
+        return delegate().doFinal(buffer, 0, length);
     }
 
-    private byte[] encrypt(OpenSslRsaEngine engine) throws BadPaddingException {
+    private byte[] encrypt() throws BadPaddingException {
         BigInteger n = publicKey.getModulus();
         if (padding != null) return engine.publicEncrypt(n, publicKey.getPublicExponent(), padding, buffer, 0, length);
         BigInteger m = new BigInteger(1, Arrays.copyOf(buffer, length));
@@ -265,13 +316,14 @@ public final class JvmRsaCipher extends CipherSpi {
         return RsaKeys.fixedLength(engine.publicOperation(n, publicKey.getPublicExponent(), m), modulusBytes);
     }
 
-    private byte[] decrypt(OpenSslRsaEngine engine) throws BadPaddingException {
+    private byte[] decrypt() throws BadPaddingException {
         byte[] ciphertext = new byte[modulusBytes]; // a shorter one is read as left-padded with zeros, as the JDK
         System.arraycopy(buffer, 0, ciphertext, modulusBytes - length, length);
         if (new BigInteger(1, ciphertext).compareTo(privateKey.modulus) >= 0) {
             throw new BadPaddingException("Message is larger than modulus");
         }
-        if (padding != null) return engine.privateDecrypt(privateKey, padding, ciphertext); // BadPaddingException: "Decryption error"
+        // A ciphertext that does not unpad: BadPaddingException("Decryption error"), the JDK's.
+        if (padding != null) return engine.privateDecrypt(privateKey, padding, ciphertext);
         BigInteger m = engine.privateOperation(privateKey, new BigInteger(1, ciphertext));
         return RsaKeys.fixedLength(m, modulusBytes);
     }
@@ -287,14 +339,31 @@ public final class JvmRsaCipher extends CipherSpi {
         length += len;
     }
 
-    private Cipher nextCipher() throws InvalidKeyException {
-        Provider provider = next.apply("Cipher", "RSA");
+    /** The fallback's cipher for this operation: the one made at init, or one made now. */
+    private Cipher delegate() {
+        if (delegate == null) {
+            try {
+                delegate = fallbackCipher();
+            } catch (InvalidKeyException | InvalidAlgorithmParameterException e) {
+                throw new ProviderException(PlainRsa.name(fallback.get()) + "'s RSA cipher did not take the key: "
+                        + e.getMessage(), e);
+            }
+        }
+        return delegate;
+    }
+
+    /** The fallback's cipher of this transformation, initialised with init's arguments. */
+    private Cipher fallbackCipher() throws InvalidKeyException, InvalidAlgorithmParameterException {
+        Provider provider = fallback.get();
+        Cipher cipher;
         try {
             if (provider == null) throw new NoSuchAlgorithmException("no other provider has RSA ciphers");
-            return Cipher.getInstance("RSA/ECB/" + paddingName, provider);
+            cipher = Cipher.getInstance("RSA/ECB/" + paddingName, provider);
         } catch (NoSuchAlgorithmException | NoSuchPaddingException e) {
             throw new InvalidKeyException(e.getMessage(), e);
         }
+        cipher.init(mode, jcaKey, params, random);
+        return cipher;
     }
 
     private static boolean isDefaultOaep(AlgorithmParameterSpec params) {
@@ -314,8 +383,12 @@ public final class JvmRsaCipher extends CipherSpi {
     private void forget() {
         Arrays.fill(buffer, (byte) 0);
         length = 0;
-        delegate = null;
+        mode = 0;
         jcaKey = null;
+        params = null;
+        random = null;
+        engine = null;
+        delegate = null;
         publicKey = null;
         privateKey = null;
         modulusBytes = 0;
