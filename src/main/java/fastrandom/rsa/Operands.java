@@ -3,8 +3,8 @@ package fastrandom.rsa;
 import java.math.BigInteger;
 import java.util.Arrays;
 
-/** What every engine does with its numbers before and after the exponentiation. */
-final class Operands {
+/** What every engine, and the JCA services over them, do with RSA numbers before and after the exponentiation. */
+public final class Operands {
     private Operands() {}
 
     /** Refuses an input outside [0, modulus). */
@@ -20,12 +20,12 @@ final class Operands {
     }
 
     /** The length of a modulus in bytes. */
-    static int byteLength(BigInteger modulus) {
+    public static int byteLength(BigInteger modulus) {
         return (modulus.bitLength() + 7) / 8;
     }
 
     /** {@code value} big-endian, left-padded with zeros to {@code length} bytes ({@code 0 <= value < 256^length}). */
-    static byte[] fixedLength(BigInteger value, int length) {
+    public static byte[] fixedLength(BigInteger value, int length) {
         byte[] raw = value.toByteArray();
         byte[] out = new byte[length];
         int n = Math.min(raw.length, length);

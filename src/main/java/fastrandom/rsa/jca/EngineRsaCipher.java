@@ -30,6 +30,7 @@ import javax.crypto.spec.PSource;
 import fastrandom.jni.LibCrypto;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
+import fastrandom.rsa.Operands;
 import fastrandom.rsa.RsaEngineException;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaPrivateKey;
@@ -215,10 +216,10 @@ public final class EngineRsaCipher extends CipherSpi {
         if (openssl != null && (spec == null || (padding == LibCrypto.Padding.OAEP_SHA1 && isDefaultOaep(spec)))) {
             if (opmode == Cipher.ENCRYPT_MODE && (padding != null || jvmWide) && RsaKeys.usable(key)) {
                 publicKey = (RSAPublicKey) key;
-                modulusBytes = RsaKeys.modulusBytes(publicKey.getModulus());
+                modulusBytes = Operands.byteLength(publicKey.getModulus());
             } else if (opmode == Cipher.DECRYPT_MODE && jvmWide) {
                 privateKey = RsaKeys.crt(key);
-                if (privateKey != null) modulusBytes = RsaKeys.modulusBytes(privateKey.modulus);
+                if (privateKey != null) modulusBytes = Operands.byteLength(privateKey.modulus);
             }
             if (publicKey != null || privateKey != null) engine = openssl;
         }
@@ -313,7 +314,7 @@ public final class EngineRsaCipher extends CipherSpi {
         if (padding != null) return engine.publicEncrypt(n, publicKey.getPublicExponent(), padding, buffer, 0, length);
         BigInteger m = new BigInteger(1, Arrays.copyOf(buffer, length));
         if (m.compareTo(n) >= 0) throw new BadPaddingException("Message is larger than modulus");
-        return RsaKeys.fixedLength(engine.publicOperation(n, publicKey.getPublicExponent(), m), modulusBytes);
+        return Operands.fixedLength(engine.publicOperation(n, publicKey.getPublicExponent(), m), modulusBytes);
     }
 
     private byte[] decrypt() throws BadPaddingException {
@@ -325,7 +326,7 @@ public final class EngineRsaCipher extends CipherSpi {
         // A ciphertext that does not unpad: BadPaddingException("Decryption error"), the JDK's.
         if (padding != null) return engine.privateDecrypt(privateKey, padding, ciphertext);
         BigInteger m = engine.privateOperation(privateKey, new BigInteger(1, ciphertext));
-        return RsaKeys.fixedLength(m, modulusBytes);
+        return Operands.fixedLength(m, modulusBytes);
     }
 
     private void append(byte[] input, int offset, int len) {

@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import fastrandom.jni.LibCrypto;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
+import fastrandom.rsa.Operands;
 import fastrandom.rsa.RsaEngineException;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaPrivateKey;
@@ -93,7 +94,7 @@ public final class EngineRsaSignature extends FallbackSignatureSpi {
         forgetKey();
         OpenSslRsaEngine openssl = hash == null ? null : RsaKeys.openssl();
         RsaPrivateKey crt = openssl == null ? null : RsaKeys.crt(key);
-        if (crt == null || RsaKeys.modulusBytes(crt.modulus) < hash.minimumModulusBytes()) {
+        if (crt == null || Operands.byteLength(crt.modulus) < hash.minimumModulusBytes()) {
             handOverSign(fallback.get(), algorithm, key, random);
             return;
         }
@@ -109,7 +110,7 @@ public final class EngineRsaSignature extends FallbackSignatureSpi {
         forgetKey();
         OpenSslRsaEngine openssl = hash == null ? null : RsaKeys.openssl();
         if (openssl == null || !RsaKeys.usable(key)
-                || RsaKeys.modulusBytes(((RSAPublicKey) key).getModulus()) < hash.minimumModulusBytes()) {
+                || Operands.byteLength(((RSAPublicKey) key).getModulus()) < hash.minimumModulusBytes()) {
             handOverVerify(fallback.get(), algorithm, key);
             return;
         }
@@ -138,7 +139,7 @@ public final class EngineRsaSignature extends FallbackSignatureSpi {
     @Override
     protected boolean verify(byte[] signature) throws SignatureException {
         BigInteger n = verifyingKey.getModulus();
-        int modulusBytes = RsaKeys.modulusBytes(n);
+        int modulusBytes = Operands.byteLength(n);
         if (signature.length != modulusBytes) {
             if (jvmWide) RsaKeys.requireSignatureLength(signature, n);
             if (signature.length > modulusBytes) return false;

@@ -24,6 +24,7 @@ import java.util.function.BiFunction;
 import fastrandom.random.GeneratorSecureRandom;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
+import fastrandom.rsa.Operands;
 import fastrandom.rsa.Pss;
 import fastrandom.rsa.RsaEngineException;
 import fastrandom.rsa.RsaEngines;
@@ -140,7 +141,7 @@ public final class JvmRsaPssSignature extends SignatureSpi {
         byte[] mHash = ourDigest().digest();
         PSSParameterSpec pss = (PSSParameterSpec) parameters;
         BigInteger n = signingKey.modulus;
-        int k = RsaKeys.modulusBytes(n);
+        int k = Operands.byteLength(n);
         byte[] em = Pss.encode(mHash, digestFor(pss.getDigestAlgorithm()), mgfDigest(pss), pss.getSaltLength(), n.bitLength(),
                 random != null ? random : GeneratorSecureRandom.INSTANCE);
         try {
@@ -149,7 +150,7 @@ public final class JvmRsaPssSignature extends SignatureSpi {
                 if (engine != null) {
                     BigInteger signature = engine.privateOperation(signingKey, new BigInteger(1, em));
                     RsaStats.count(OpenSslRsaEngine.NAME, true);
-                    return RsaKeys.fixedLength(signature, k);
+                    return Operands.fixedLength(signature, k);
                 }
             } catch (InconsistentKeyException e) {
                 // Not a key an engine takes: the next provider signs it, or says why not.
@@ -176,7 +177,7 @@ public final class JvmRsaPssSignature extends SignatureSpi {
         byte[] mHash = ourDigest().digest();
         PSSParameterSpec pss = (PSSParameterSpec) parameters;
         BigInteger n = verifyingKey.getModulus();
-        int k = RsaKeys.modulusBytes(n);
+        int k = Operands.byteLength(n);
         if (signature.length != k) { // as the JDK's RSASSA-PSS (RSAPSSSignature), in its words
             throw new SignatureException("Signature length not correct: got " + signature.length + " but was expecting " + k);
         }
@@ -195,7 +196,7 @@ public final class JvmRsaPssSignature extends SignatureSpi {
         }
         int emBits = n.bitLength() - 1;
         if (m.bitLength() > emBits) return false;
-        return Pss.verify(mHash, RsaKeys.fixedLength(m, (emBits + 7) / 8), digestFor(pss.getDigestAlgorithm()), mgfDigest(pss),
+        return Pss.verify(mHash, Operands.fixedLength(m, (emBits + 7) / 8), digestFor(pss.getDigestAlgorithm()), mgfDigest(pss),
                 pss.getSaltLength(), n.bitLength());
     }
 

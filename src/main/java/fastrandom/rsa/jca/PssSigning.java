@@ -12,6 +12,7 @@ import org.bouncycastle.crypto.params.ParametersWithRandom;
 import org.bouncycastle.crypto.params.RSAKeyParameters;
 import org.bouncycastle.crypto.params.RSAPrivateCrtKeyParameters;
 
+import fastrandom.rsa.Operands;
 import fastrandom.rsa.Pss;
 
 /**
@@ -101,7 +102,7 @@ public final class PssSigning {
             if (signature.length > (modulusBits + 7) / 8 || s.compareTo(key.getModulus()) >= 0) return false;
             BigInteger em = new BigInteger(1, publicOperation(parameters, signature));
             if (em.bitLength() > 8 * emLength) return false;
-            saltLength = Pss.saltLength(RsaKeys.fixedLength(em, emLength), hashLength, mgf1, modulusBits);
+            saltLength = Pss.saltLength(Operands.fixedLength(em, emLength), hashLength, mgf1, modulusBits);
             if (saltLength < 0) return false;
         }
         MessageDigest content = digest(digest);
@@ -117,7 +118,7 @@ public final class PssSigning {
             return false; // too long, or not below the modulus
         }
         if (em.length > emLength || new BigInteger(1, em).bitLength() > modulusBits - 1) return false;
-        return Pss.verify(mHash, RsaKeys.fixedLength(new BigInteger(1, em), emLength), content, mgf1, saltLength, modulusBits);
+        return Pss.verify(mHash, Operands.fixedLength(new BigInteger(1, em), emLength), content, mgf1, saltLength, modulusBits);
     }
 
     /** The MGF1 digest, both digests being known; else PSSSigner's refusal. */

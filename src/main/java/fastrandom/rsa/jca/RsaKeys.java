@@ -7,6 +7,7 @@ import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
 
 import fastrandom.rsa.OpenSslRsaEngine;
+import fastrandom.rsa.Operands;
 import fastrandom.rsa.RsaEngine;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaPrivateKey;
@@ -54,22 +55,9 @@ final class RsaKeys {
 
     /** As the JDK's RSA signatures: a signature to verify is exactly as long as the modulus. */
     static void requireSignatureLength(byte[] signature, BigInteger modulus) throws SignatureException {
-        int expected = modulusBytes(modulus);
+        int expected = Operands.byteLength(modulus);
         if (signature.length != expected) {
             throw new SignatureException("Bad signature length: got " + signature.length + " but was expecting " + expected);
         }
-    }
-
-    static int modulusBytes(BigInteger modulus) {
-        return (modulus.bitLength() + 7) / 8;
-    }
-
-    /** {@code value} as exactly {@code length} big-endian bytes (it must fit). */
-    static byte[] fixedLength(BigInteger value, int length) {
-        byte[] raw = value.toByteArray();
-        byte[] out = new byte[length];
-        int n = Math.min(raw.length, length);
-        System.arraycopy(raw, raw.length - n, out, length - n, n);
-        return out;
     }
 }
