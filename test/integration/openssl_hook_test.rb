@@ -2,18 +2,26 @@
 
 require_relative "../test_helper"
 
-# OpenSSL::Random.random_bytes uses fast_random's generators whether openssl
-# is loaded before or after fast_random, and fast_random never loads openssl.
-# Each case runs in a fresh JRuby so the load order is real.
+# OpenSSL::Random.random_bytes, and what jruby-openssl draws itself
+# (Cipher#random_iv and random_key), use fast_random's generators whether
+# openssl is loaded before or after fast_random, and fast_random never loads
+# openssl. Each case runs in a fresh JRuby so the load order is real.
 class OpenSSLHookTest < Minitest::Test
   REPORT = <<~RUBY
     before = FastRandom.stats[:bytes_generated]
     bytes = OpenSSL::Random.random_bytes(100_000)
+    openssl_calls = -> { FastRandom.stats[:calls].values.sum { |kinds| kinds[:openssl] } }
+    cipher = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+    calls = openssl_calls.()
+    ivs = Array.new(100) { cipher.random_iv }
+    keys = Array.new(100) { cipher.random_key }
+    drawn = openssl_calls.() - calls
     p [bytes.bytesize, bytes.encoding.to_s, OpenSSL::Random.method(:random_bytes).owner.to_s,
-       FastRandom.stats[:bytes_generated] - before >= 100_000]
+       FastRandom.stats[:bytes_generated] - before >= 100_000,
+       drawn, ivs.uniq.size, ivs.map(&:bytesize).uniq, keys.uniq.size, keys.map(&:bytesize).uniq]
   RUBY
 
-  EXPECTED = '[100000, "ASCII-8BIT", "FastRandom::OpenSSLRandomMethods", true]'
+  EXPECTED = '[100000, "ASCII-8BIT", "FastRandom::OpenSSLRandomMethods", true, 200, 100, [12], 100, [32]]'
 
   def run_jruby(code)
     out, err, status = TestHelper.jruby(code)
@@ -53,6 +61,48 @@ class OpenSSLHookTest < Minitest::Test
 
   def test_openssl_loaded_through_another_library
     assert_equal EXPECTED, run_jruby("require 'fast_random'; require 'net/https'; require 'openssl'\n" + REPORT)
+  end
+
+  # A jruby-openssl whose OpenSSL::Random holds no random source fast_random
+  # knows: the require still works, one warning says random_iv and
+  # random_key stay jruby-openssl's, and OpenSSL::Random.random_bytes is
+  # fast_random's.
+  def test_an_unknown_random_holder_leaves_random_iv_stock_s_with_one_warning
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "jruby"
+      require "openssl"
+      JRuby.reference(OpenSSL::Random).dataWrapStruct(nil)
+      require "fast_random"
+      p [OpenSSL::Random.random_bytes(16).bytesize, OpenSSL::Random.method(:random_bytes).owner.to_s]
+    RUBY
+    assert status.success?, err
+    assert_equal '[16, "FastRandom::OpenSSLRandomMethods"]', out.lines.last.to_s.strip
+    assert_equal 1, err.scan(/random_iv and random_key stay on jruby-openssl's SecureRandom/).size, err
+  end
+
+  # RSA and EC key generation draw from fast_random's generators while that
+  # capability is hooked in (EC is not where its engine cannot run), and the
+  # keys work; OpenSSL::BN's random numbers too.
+  def test_key_generation_and_bn_rand_draw_from_fast_random
+    out = run_jruby(<<~RUBY)
+      require "fast_random"
+      require "openssl"
+      calls = -> { FastRandom.stats[:calls].values.sum { |kinds| kinds[:openssl] } }
+      drawn = lambda do |&make|
+        before = calls.()
+        key = make.()
+        [calls.() > before, key]
+      end
+      rsa_drawn, rsa = drawn.() { OpenSSL::PKey::RSA.generate(1024) }
+      ec_drawn, ec = drawn.() { OpenSSL::PKey::EC.generate("prime256v1") }
+      bn_drawn, bn = drawn.() { OpenSSL::BN.rand(256) }
+      range_drawn, = drawn.() { OpenSSL::BN.rand_range(1000) }
+      hooked = Java::FastrandomJca::ProviderHook::Capability
+      p [rsa_drawn == hooked::RSA.isActive, ec_drawn == hooked::EC.isActive, rsa_drawn, bn_drawn, range_drawn,
+         bn.num_bits.between?(250, 256), rsa.verify("SHA256", rsa.sign("SHA256", "m"), "m"),
+         ec.dsa_verify_asn1("d" * 32, ec.dsa_sign_asn1("d" * 32))]
+    RUBY
+    assert_equal "[true, true, true, true, true, true, true, true]", out
   end
 
   def test_pseudo_bytes_and_odd_arguments

@@ -206,6 +206,34 @@ class FaultInjectionTest < Minitest::Test
     end
   end
 
+  # jruby-openssl's own draws (Cipher#random_iv and random_key, through
+  # OpenSSL::Random's holder) come from the same generators: a failed fill
+  # raises there too, and nothing of it, and no zeros, come out afterwards.
+  def test_a_failed_fill_under_cipher_random_iv_and_random_key
+    require "openssl"
+    [true, false].each do |written_first|
+      fault, make = faulty_source(2, InjectedFault.new("injected"), written_first: written_first)
+      raised, drawn = in_thread_with_source(make) do
+        TestHelper.own_generator
+        cipher = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+        raised = nil
+        400.times do
+          cipher.random_iv
+          cipher.random_key
+        rescue InjectedFault => e
+          raised = e
+          break
+        end
+        [raised, Array.new(300) { cipher.random_key + cipher.random_iv }.join]
+      end
+      context = "fill failing #{written_first ? 'after' : 'before'} writing"
+      assert_kind_of InjectedFault, raised, "#{context}: the failed fill raised from random_iv or random_key"
+      refute_includes drawn, "\0" * BLOCK, "#{context}: zeros handed out"
+      repeated = blocks(*fault.written).count { |block| drawn.include?(block) }
+      assert_equal 0, repeated, "#{context}: #{repeated} blocks of the failed fill handed out afterwards"
+    end
+  end
+
   def test_the_java_entry_point_leaves_nothing_in_the_callers_array_after_a_failure
     fault, make = faulty_source(1, InjectedFault.new("injected"))
     array = in_thread_with_source(make) do

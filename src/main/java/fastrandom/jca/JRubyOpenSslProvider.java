@@ -1,6 +1,9 @@
 package fastrandom.jca;
 
+import java.security.KeyPairGenerator;
+import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
+import java.security.ProviderException;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
@@ -15,8 +18,9 @@ import fastrandom.rsa.jca.RsaServices;
  * The provider jruby-openssl gets its JCA objects from once fast_random is
  * hooked in ({@link ProviderHook}): BouncyCastle (jruby-openssl's own
  * instance), except for the services of each active capability, which are
- * BouncyCastle's SPIs over fast_random's engines (RSA: {@link RsaServices})
- * or fast_random's own (EC: {@link EcServices}). Everything else, and every
+ * fast_random's (RSA: {@link RsaServices}, EC: {@link EcServices}), and
+ * that capability's key pair generator, BouncyCastle's drawing from
+ * fast_random's generators ({@link RandomizedKeyPairGenerator}). Everything else, and every
  * service of a capability switched off, is BouncyCastle's, untouched.
  *
  * <p>Never in the JVM's list, and named apart from the JVM-wide provider
@@ -78,6 +82,17 @@ public final class JRubyOpenSslProvider extends Provider {
                 break;
             default:
                 break;
+        }
+        if (factory == null && "KeyPairGenerator".equals(type) && bc != null && capability.name().equals(bc.getAlgorithm())) {
+            // RSA's and EC's key generation, drawing from fast_random's generators.
+            factory = () -> {
+                try {
+                    return new RandomizedKeyPairGenerator((KeyPairGenerator) bc.newInstance(null));
+                } catch (NoSuchAlgorithmException e) {
+                    throw new ProviderException("BouncyCastle's " + bc.getAlgorithm() + " key pair generator", e);
+                }
+            };
+            source = RandomizedKeyPairGenerator.class.getName();
         }
         if (factory == null) return null;
         return new EngineService(type, bc != null ? bc.getAlgorithm() : algorithm, source, factory);

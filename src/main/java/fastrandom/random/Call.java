@@ -16,7 +16,11 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public enum Call {
     RANDOM_BYTES, HEX, BASE64, URLSAFE_BASE64, UUID, UUID_V7, ALPHANUMERIC, RANDOM_NUMBER,
-    /** {@code OpenSSL::Random.random_bytes} and {@code pseudo_bytes}. */
+    /**
+     * {@code OpenSSL::Random.random_bytes} and {@code pseudo_bytes}, and
+     * what jruby-openssl draws itself ({@code Cipher#random_iv} and
+     * {@code random_key}, through OpenSSL::Random's holder).
+     */
     OPENSSL;
 
     private final LongAdder[] counts = new LongAdder[Backend.values().length];

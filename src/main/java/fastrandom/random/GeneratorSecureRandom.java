@@ -15,15 +15,24 @@ import java.security.SecureRandomSpi;
 public final class GeneratorSecureRandom extends SecureRandom {
     private static final long serialVersionUID = 1L;
 
-    public static final GeneratorSecureRandom INSTANCE = new GeneratorSecureRandom();
+    /** For fast_random's own Java callers: draws count as {@link Call#RANDOM_BYTES}. */
+    public static final GeneratorSecureRandom INSTANCE = new GeneratorSecureRandom(Call.RANDOM_BYTES);
+    /** For jruby-openssl's own draws ({@code Cipher#random_iv}, say): they count as {@link Call#OPENSSL}. */
+    public static final GeneratorSecureRandom OPENSSL = new GeneratorSecureRandom(Call.OPENSSL);
 
-    private GeneratorSecureRandom() {
-        super(new Spi(), null);
+    private GeneratorSecureRandom(Call call) {
+        super(new Spi(call), null);
     }
 
     /** The SPI: the calling thread's generator. */
     private static final class Spi extends SecureRandomSpi {
         private static final long serialVersionUID = 1L;
+
+        private final Call call;
+
+        Spi(Call call) {
+            this.call = call;
+        }
 
         @Override
         protected void engineSetSeed(byte[] seed) {
@@ -32,7 +41,7 @@ public final class GeneratorSecureRandom extends SecureRandom {
 
         @Override
         protected void engineNextBytes(byte[] bytes) {
-            Call.RANDOM_BYTES.generator().nextBytes(bytes, 0, bytes.length);
+            call.generator().nextBytes(bytes, 0, bytes.length);
         }
 
         @Override
