@@ -14,8 +14,9 @@ import fastrandom.support.Diagnostics;
 /**
  * Points {@code OpenSSL::Random.random_bytes} at fast_random's generators
  * ({@link OpenSSLLibrary}), {@code OpenSSL::PKey::RSA} at its RSA engines
- * ({@code FastRandom::RSA}) and {@code OpenSSL::PKey::EC} at its EC engine
- * ({@code FastRandom::EC}), once jruby-openssl is loaded, whether that happens before or after
+ * ({@code FastRandom::RSA}), {@code OpenSSL::PKey::EC} at its EC engine
+ * ({@code FastRandom::EC}) and PBKDF2 at libcrypto's ({@link KdfMethods}),
+ * once jruby-openssl is loaded, whether that happens before or after
  * fast_random. fast_random never loads openssl itself.
  *
  * <p>jruby-openssl defines OpenSSL's classes in Java, with
@@ -43,7 +44,7 @@ public final class OpenSSLHook {
     }
 
     /**
-     * Installs fast_random's OpenSSL::Random methods, RSA and EC, once;
+     * Installs fast_random's OpenSSL::Random methods, RSA, EC and PBKDF2, once;
      * false while openssl is not loaded. A failure to install RSA or EC
      * never fails the require that loaded openssl: that capability stays on
      * jruby-openssl's code, with one warning.
@@ -57,6 +58,11 @@ public final class OpenSSLHook {
         new OpenSSLLibrary().load(runtime, false);
         installOrWarn(context, fastRandom, "RSA");
         installOrWarn(context, fastRandom, "EC");
+        try {
+            KdfMethods.install(runtime);
+        } catch (RuntimeException | LinkageError e) {
+            Diagnostics.warn("PBKDF2 stays on jruby-openssl's Java code (installing fast_random's failed: " + e + ")");
+        }
         return true;
     }
 
