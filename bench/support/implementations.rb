@@ -15,6 +15,8 @@ module Bench
     NATIVE_LIBRARY = File.join(ROOT, "lib/fast_random/linux-x86_64/libfast_random.so")
     SECURE_RANDOM = %w[secure_random threads cold request_id].freeze
     PUBLIC_KEY = %w[rsa rsa_threads ec ec_threads].freeze
+    # jruby-openssl's ciphers, randomness, PBKDF2 and HMAC, and Rails' MessageEncryptor.
+    CRYPTO = %w[crypto crypto_threads].freeze
     # What fast_random's JVM-wide provider changes (uuid_jvm: JRuby only).
     JVM = %w[uuid_jvm tls x509].freeze
 
@@ -39,7 +41,7 @@ module Bench
     end
 
     def self.mri
-      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + %w[tls x509 startup])
+      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + %w[tls x509 startup])
     end
 
     # JRuby 10.1 (the one most targets are set on) runs every configuration;
@@ -48,9 +50,9 @@ module Bench
       base = { jruby: version }
       list = [
         new(key: "#{version}-stock", label: "JRuby #{version} stock", variant: "stock",
-            workloads: SECURE_RANDOM + PUBLIC_KEY + (version == "10.1" ? JVM : []) + %w[startup], **base),
+            workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + (version == "10.1" ? JVM : []) + %w[startup], **base),
         new(key: "#{version}-fast_random", label: "JRuby #{version} + fast_random", variant: "fast_random",
-            workloads: SECURE_RANDOM + PUBLIC_KEY + (version == "10.1" ? JVM : []) + %w[startup], **base),
+            workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + (version == "10.1" ? JVM : []) + %w[startup], **base),
       ]
       return list unless version == "10.1"
 

@@ -24,6 +24,8 @@ module Bench
       "rsa_threads" => "RSA-2048 in N long-lived threads: total operations/s (bench/rsa_threads.rb)",
       "ec" => "Elliptic curves, one thread: ECDSA and ECDH (bench/ec.rb)",
       "ec_threads" => "P-256 in N long-lived threads: total operations/s (bench/ec_threads.rb)",
+      "crypto" => "The rest of a Rails request's crypto, one thread: ciphers, MessageEncryptor, PBKDF2 (bench/crypto.rb)",
+      "crypto_threads" => "AES in N long-lived threads: total messages/s (bench/crypto_threads.rb)",
       "uuid_jvm" => "java.util.UUID.randomUUID in N long-lived threads: total UUIDs/s (bench/uuid_jvm.rb)",
       "tls" => "TLS handshakes/s: openssl s_time -new against OpenSSL::SSL::SSLServer (bench/tls.rb)",
       "x509" => "X.509 certificate signing, one thread (bench/x509.rb)",
@@ -68,6 +70,8 @@ module Bench
         (section("rsa_threads", threads_intro) { |notes| threads_table(notes, "rsa_threads") } if ran?("rsa_threads")),
         (section("ec", ec_intro) { |notes| calls_table("ec", notes) } if ran?("ec")),
         (section("ec_threads", threads_intro) { |notes| threads_table(notes, "ec_threads") } if ran?("ec_threads")),
+        (section("crypto", crypto_intro) { |notes| calls_table("crypto", notes) } if ran?("crypto")),
+        (section("crypto_threads", threads_intro) { |notes| threads_table(notes, "crypto_threads") } if ran?("crypto_threads")),
         (section("uuid_jvm", [jvm_intro, *threads_intro]) { |notes| threads_table(notes, "uuid_jvm") } if ran?("uuid_jvm")),
         (section("tls", [tls_intro]) { |notes| calls_table("tls", notes) } if ran?("tls")),
         (section("x509", [jvm_intro]) { |notes| calls_table("x509", notes) } if ran?("x509")),
@@ -277,6 +281,14 @@ module Bench
        "\"P-256 generated\": keys made by OpenSSL::PKey::EC.generate in the process. Signatures use SHA-256, " \
        "SHA-384 and SHA-512 for P-256, P-384 and P-521.",
        *("fast_random's EC engine: #{engines.uniq.join("; ")}." unless engines.empty?)]
+    end
+
+    def crypto_intro
+      stacks = @results.keys("crypto").flat_map { |k| @results.meta("crypto", k)&.dig("notes", "stacks")&.to_a || [] }.uniq
+      ["A new OpenSSL::Cipher per message, with the steps ActiveSupport::MessageEncryptor takes (encrypt or " \
+       "decrypt, key, IV, empty auth_data for GCM, update, final, the tag); the same key, IV and messages " \
+       "everywhere, checked against MRI's bytes. MessageEncryptor: aes-256-gcm with JSON, on a small session hash.",
+       *stacks.map { |name, stack| "- #{name}: #{stack}" }]
     end
 
     def jvm_intro
