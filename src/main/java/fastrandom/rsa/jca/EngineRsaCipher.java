@@ -355,11 +355,9 @@ public final class EngineRsaCipher extends CipherSpi {
 
     /** The fallback's cipher of this transformation, initialised with init's arguments. */
     private Cipher fallbackCipher() throws InvalidKeyException, InvalidAlgorithmParameterException {
-        Provider provider = fallback.get();
         Cipher cipher;
         try {
-            if (provider == null) throw new NoSuchAlgorithmException("no other provider has RSA ciphers");
-            cipher = Cipher.getInstance("RSA/ECB/" + paddingName, provider);
+            cipher = PlainRsa.cipher(fallback.get(), paddingName);
         } catch (NoSuchAlgorithmException | NoSuchPaddingException e) {
             throw new InvalidKeyException(e.getMessage(), e);
         }

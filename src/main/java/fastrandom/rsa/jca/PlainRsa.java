@@ -9,6 +9,7 @@ import java.security.SignatureException;
 
 import javax.crypto.BadPaddingException;
 import javax.crypto.Cipher;
+import javax.crypto.NoSuchPaddingException;
 
 /**
  * The way out when the engine fails in the middle of a signature (the
@@ -49,7 +50,8 @@ final class PlainRsa {
         return provider == null ? "no provider" : provider.getName();
     }
 
-    private static Cipher cipher(Provider provider, String padding) throws GeneralSecurityException {
+    /** {@code provider}'s RSA/ECB/{@code padding} cipher, not initialised; NoSuchAlgorithmException when there is no provider. */
+    static Cipher cipher(Provider provider, String padding) throws NoSuchAlgorithmException, NoSuchPaddingException {
         if (provider == null) throw new NoSuchAlgorithmException("no other provider has RSA ciphers");
         return Cipher.getInstance("RSA/ECB/" + padding, provider);
     }
