@@ -4,6 +4,7 @@ import java.security.KeyPairGenerator;
 import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
 import java.security.ProviderException;
+import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import fastrandom.cipher.AesCipher;
 import fastrandom.ec.jca.EcServices;
 import fastrandom.rsa.jca.RsaServices;
 
@@ -18,7 +20,8 @@ import fastrandom.rsa.jca.RsaServices;
  * The provider jruby-openssl gets its JCA objects from once fast_random is
  * hooked in ({@link ProviderHook}): BouncyCastle (jruby-openssl's own
  * instance), except for the services of each active capability, which are
- * fast_random's (RSA: {@link RsaServices}, EC: {@link EcServices}), and
+ * fast_random's (RSA: {@link RsaServices}, EC: {@link EcServices}, AES:
+ * {@link AesCipher}), and
  * that capability's key pair generator, BouncyCastle's drawing from
  * fast_random's generators ({@link RandomizedKeyPairGenerator}). Everything else, and every
  * service of a capability switched off, is BouncyCastle's, untouched.
@@ -35,13 +38,15 @@ public final class JRubyOpenSslProvider extends Provider {
     private static final long serialVersionUID = 1L;
 
     private final transient Provider bouncyCastle;
-    /** What each capability answers, by "capability.type.ALGORITHM": our service, or NONE (BouncyCastle's then). */
-    private final transient Map<String, Object> ours = new ConcurrentHashMap<>();
+    private static final ProviderHook.Capability[] CAPABILITIES = ProviderHook.Capability.values();
+    /** What each capability answers, by "type.ALGORITHM": our service, or NONE (BouncyCastle's then). */
+    private final transient Map<ProviderHook.Capability, Map<String, Object>> ours = new EnumMap<>(ProviderHook.Capability.class);
     private static final Object NONE = new Object();
 
     public JRubyOpenSslProvider(Provider bouncyCastle) {
-        super(NAME, 1.0, "BouncyCastle (" + bouncyCastle.getInfo() + ") with RSA and EC on fast_random's engines");
+        super(NAME, 1.0, "BouncyCastle (" + bouncyCastle.getInfo() + ") with RSA, EC and AES on fast_random's engines");
         this.bouncyCastle = bouncyCastle;
+        for (ProviderHook.Capability capability : CAPABILITIES) ours.put(capability, new ConcurrentHashMap<>());
     }
 
     /** The BouncyCastle provider this one answers for (to put back on uninstall). */
@@ -51,15 +56,17 @@ public final class JRubyOpenSslProvider extends Provider {
 
     @Override
     public Service getService(String type, String algorithm) {
-        for (ProviderHook.Capability capability : ProviderHook.Capability.values()) {
+        String name = type + "." + algorithm.toUpperCase(Locale.ROOT);
+        for (ProviderHook.Capability capability : CAPABILITIES) {
             if (!capability.isActive()) continue;
-            String key = capability + "." + type + "." + algorithm.toUpperCase(Locale.ROOT);
-            Object service = ours.get(key);
+            Map<String, Object> answers = ours.get(capability);
+            Object service = answers.get(name);
             if (service == null) {
-                service = ourService(capability, type, algorithm);
-                ours.put(key, service == null ? NONE : service);
+                Service answer = ourService(capability, type, algorithm);
+                service = answer != null ? answer : NONE;
+                answers.put(name, service);
             }
-            if (service != NONE && service != null) return (Service) service;
+            if (service != NONE) return (Service) service;
         }
         return bouncyCastle.getService(type, algorithm);
     }
@@ -73,6 +80,11 @@ public final class JRubyOpenSslProvider extends Provider {
                 if ("Cipher".equals(type)) factory = RsaServices.cipher(algorithm);
                 else if ("Signature".equals(type) && bc != null) factory = RsaServices.signature(bc.getClassName(), bouncyCastle);
                 source = RsaServices.class.getName();
+                break;
+            case AES:
+                AesCipher.Mode mode = "Cipher".equals(type) ? AesCipher.Mode.of(algorithm) : null;
+                if (mode != null) factory = () -> AesCipher.newInstance(mode, bouncyCastle);
+                source = AesCipher.class.getName();
                 break;
             case EC:
                 if (("Signature".equals(type) || "KeyAgreement".equals(type)) && bc != null) {
@@ -101,8 +113,10 @@ public final class JRubyOpenSslProvider extends Provider {
     @Override
     public Set<Service> getServices() {
         Set<Service> services = new LinkedHashSet<>(bouncyCastle.getServices());
-        for (Object service : ours.values()) {
-            if (service instanceof Service) services.add((Service) service);
+        for (Map<String, Object> answers : ours.values()) {
+            for (Object service : answers.values()) {
+                if (service instanceof Service) services.add((Service) service);
+            }
         }
         return services;
     }

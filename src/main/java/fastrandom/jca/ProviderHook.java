@@ -8,7 +8,7 @@ import java.security.Provider;
  * Signature, Cipher and KeyAgreement from the one provider its
  * {@code SecurityHelper} holds, so swapping that provider for a
  * {@link JRubyOpenSslProvider} around it is the whole hook (no jruby-openssl code is
- * copied or patched). Each capability (RSA, EC) is switched on and off on
+ * copied or patched). Each capability (RSA, EC, AES) is switched on and off on
  * its own: while one is off, the provider hands out BouncyCastle's own
  * services for it, exactly as stock. Called once openssl is loaded, never
  * before: the classes involved come with it.
@@ -18,7 +18,7 @@ public final class ProviderHook {
 
     /** What the provider can take over. */
     public enum Capability {
-        RSA, EC;
+        RSA, EC, AES;
 
         private volatile boolean active;
 

@@ -37,8 +37,9 @@ import fastrandom.random.ThreadGenerators;
  * loads: on a cold JVM every Ruby file and method definition costs start-up
  * time, a populator generated at build time almost none.
  * {@code FastRandom::Generator} (controls and test hooks),
- * {@code FastRandom::RSA} ({@link RsaModule}) and {@code FastRandom::EC}
- * ({@link EcModule}) are defined on first use, through {@link #const_missing}.
+ * {@code FastRandom::RSA} ({@link RsaModule}), {@code FastRandom::EC}
+ * ({@link EcModule}) and {@code FastRandom::AES} ({@link AesModule}) are
+ * defined on first use, through {@link #const_missing}.
  */
 public final class FastRandomModule {
     private FastRandomModule() {}
@@ -194,6 +195,10 @@ public final class FastRandomModule {
         } else if ("RSA".equals(constant)) {
             synchronized (FastRandomModule.class) {
                 if (fastRandom.getConstantAt("RSA") == null) RsaModule.define(context.runtime, fastRandom);
+            }
+        } else if ("AES".equals(constant)) {
+            synchronized (FastRandomModule.class) {
+                if (fastRandom.getConstantAt("AES") == null) AesModule.define(context.runtime, fastRandom);
             }
         } else {
             return fastRandom.const_missing(context, name, Block.NULL_BLOCK);

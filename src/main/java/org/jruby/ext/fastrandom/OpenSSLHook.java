@@ -15,7 +15,8 @@ import fastrandom.support.Diagnostics;
  * Points {@code OpenSSL::Random.random_bytes} at fast_random's generators
  * ({@link OpenSSLLibrary}), {@code OpenSSL::PKey::RSA} at its RSA engines
  * ({@code FastRandom::RSA}), {@code OpenSSL::PKey::EC} at its EC engine
- * ({@code FastRandom::EC}) and PBKDF2 at libcrypto's ({@link KdfMethods}),
+ * ({@code FastRandom::EC}), AES ciphers at the JDK's ({@code FastRandom::AES})
+ * and PBKDF2 at the JDK's digests ({@link KdfMethods}),
  * once jruby-openssl is loaded, whether that happens before or after
  * fast_random. fast_random never loads openssl itself.
  *
@@ -44,8 +45,8 @@ public final class OpenSSLHook {
     }
 
     /**
-     * Installs fast_random's OpenSSL::Random methods, RSA, EC and PBKDF2, once;
-     * false while openssl is not loaded. A failure to install RSA or EC
+     * Installs fast_random's OpenSSL::Random methods, RSA, EC, AES and PBKDF2, once;
+     * false while openssl is not loaded. A failure to install RSA, EC or AES
      * never fails the require that loaded openssl: that capability stays on
      * jruby-openssl's code, with one warning.
      */
@@ -58,6 +59,7 @@ public final class OpenSSLHook {
         new OpenSSLLibrary().load(runtime, false);
         installOrWarn(context, fastRandom, "RSA");
         installOrWarn(context, fastRandom, "EC");
+        installOrWarn(context, fastRandom, "AES");
         try {
             KdfMethods.install(runtime);
         } catch (RuntimeException | LinkageError e) {

@@ -1,0 +1,628 @@
+package fastrandom.cipher;
+
+import java.nio.ByteBuffer;
+import java.security.AlgorithmParameters;
+import java.security.GeneralSecurityException;
+import java.security.InvalidAlgorithmParameterException;
+import java.security.InvalidKeyException;
+import java.security.Key;
+import java.security.NoSuchAlgorithmException;
+import java.security.Provider;
+import java.security.ProviderException;
+import java.security.SecureRandom;
+import java.security.Security;
+import java.security.spec.AlgorithmParameterSpec;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
+
+import javax.crypto.BadPaddingException;
+import javax.crypto.Cipher;
+import javax.crypto.CipherSpi;
+import javax.crypto.IllegalBlockSizeException;
+import javax.crypto.NoSuchPaddingException;
+import javax.crypto.SecretKey;
+import javax.crypto.ShortBufferException;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.IvParameterSpec;
+
+import fastrandom.support.Diagnostics;
+
+/**
+ * jruby-openssl's AES in GCM, CBC and CTR modes on the JDK's AES (SunJCE:
+ * AES-NI, and for GCM the GHASH intrinsics), with BouncyCastle's behaviour,
+ * which is stock's: the same bytes from each {@code update} (BouncyCastle
+ * holds back a partial block, and CBC with padding a whole last block),
+ * the same output, and every error raised by BouncyCastle itself.
+ *
+ * <p>How errors stay BouncyCastle's: whatever the JDK path would refuse
+ * (bad padding, a misaligned block, a wrong tag, data after a GCM final)
+ * and any parameter outside it (other IV or tag lengths, wrap modes, no
+ * IV) goes to a fresh BouncyCastle cipher, given the message so far; it
+ * raises its own exception or gives its answer. That is also how a failing
+ * JDK call is answered: BouncyCastle finishes the message (stock's result),
+ * one warning is given, and the next message is on the JDK again. So the
+ * message is kept (copied) until its final.
+ *
+ * <p>One deliberate difference: GCM decryption releases no plaintext before
+ * the tag is verified. {@code update} returns nothing and {@code final}
+ * everything, where BouncyCastle (and OpenSSL) return unverified plaintext
+ * from {@code update}. Concatenated, the result is the same.
+ */
+public final class AesCipher extends CipherSpi {
+    /** The modes served, by the transformation jruby-openssl asks for (BouncyCastle's name too). */
+    public enum Mode {
+        GCM("AES/GCM/NoPadding", "AES/GCM/NoPadding"),
+        CBC("AES/CBC/PKCS5Padding", "AES/CBC/NoPadding"),
+        CBC_NO_PADDING("AES/CBC/NoPadding", "AES/CBC/NoPadding"),
+        CTR("AES/CTR/NoPadding", "AES/CTR/NoPadding");
+
+        /** What jruby-openssl asks its provider for. */
+        final String transformation;
+        /** What this mode asks the JDK for (CBC's padding is done here, to hold back BouncyCastle's block). */
+        final String jdkTransformation;
+
+        Mode(String transformation, String jdkTransformation) {
+            this.transformation = transformation;
+            this.jdkTransformation = jdkTransformation;
+        }
+
+        /** The mode jruby-openssl's {@code algorithm} names, or null if this class does not serve it. */
+        public static Mode of(String algorithm) {
+            for (Mode mode : values()) {
+                if (mode.transformation.equalsIgnoreCase(algorithm)) return mode;
+            }
+            return null;
+        }
+    }
+
+    private static final int BLOCK = 16;
+    private static final String JDK_PROVIDER = "SunJCE";
+
+    private static final LongAdder JDK_MESSAGES = new LongAdder();
+    private static final LongAdder BOUNCY_CASTLE_MESSAGES = new LongAdder();
+    private static final LongAdder FAULTS = new LongAdder();
+    private static volatile Provider jdkProvider;
+    /** Tests: a JDK call whose step ("cipher", "init", "aad", "update", "final") it accepts fails. */
+    private static volatile Predicate<String> faults;
+
+    private final Mode mode;
+    private final Provider bouncyCastle;
+    /** This cipher's JDK cipher, made at its first message. */
+    private Cipher jdk;
+    /** The message's BouncyCastle cipher while it runs there, else null. */
+    private Cipher onBouncyCastle;
+
+    // The message: parameters as given to init, and its input so far.
+    private int opmode;
+    private Key key;
+    private AlgorithmParameterSpec spec;
+    private boolean initialized;
+    private boolean jdkStarted;
+    /** GCM encryption finished: BouncyCastle refuses more until the next init. */
+    private boolean spent;
+    private final List<byte[]> input = new ArrayList<>(4);
+    private final List<Boolean> inputIsAad = new ArrayList<>(4);
+    private long dataLength;
+    /** Data held back from the JDK as BouncyCastle holds it back (up to two blocks). */
+    private final byte[] pending = new byte[2 * BLOCK];
+    private int pendingLength;
+
+    // BouncyCastle's GCM refuses an encryption with the key and nonce of the init before.
+    private byte[] lastKey;
+    private byte[] lastNonce;
+
+    AesCipher(Mode mode, Provider bouncyCastle) {
+        this.mode = mode;
+        this.bouncyCastle = bouncyCastle;
+    }
+
+    /** A new cipher for {@code mode}, falling back to jruby-openssl's {@code bouncyCastle}. */
+    public static CipherSpi newInstance(Mode mode, Provider bouncyCastle) {
+        return new AesCipher(mode, bouncyCastle);
+    }
+
+    /** Messages finished on the JDK (in this class loader). */
+    public static long jdkMessages() {
+        return JDK_MESSAGES.sum();
+    }
+
+    /** Messages finished on BouncyCastle: a parameter, call or error the JDK path leaves to it. */
+    public static long bouncyCastleMessages() {
+        return BOUNCY_CASTLE_MESSAGES.sum();
+    }
+
+    /** JDK calls that failed where BouncyCastle then succeeded. */
+    public static long faults() {
+        return FAULTS.sum();
+    }
+
+    /** Tests: JDK calls at the steps {@code failing} accepts throw; null: none. */
+    public static void setFaults(Predicate<String> failing) {
+        faults = failing;
+    }
+
+    // --- init ---
+
+    @Override
+    protected void engineInit(int opmode, Key key, SecureRandom random) throws InvalidKeyException {
+        try {
+            startOnBouncyCastle(opmode, key, null, random);
+        } catch (InvalidAlgorithmParameterException e) {
+            throw new InvalidKeyException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    protected void engineInit(int opmode, Key key, AlgorithmParameters params, SecureRandom random)
+            throws InvalidKeyException, InvalidAlgorithmParameterException {
+        resetMessage();
+        Cipher cipher = newBouncyCastle();
+        cipher.init(opmode, key, params, random);
+        onBouncyCastle = cipher;
+        this.opmode = opmode;
+        initialized = true;
+    }
+
+    @Override
+    protected void engineInit(int opmode, Key key, AlgorithmParameterSpec params, SecureRandom random)
+            throws InvalidKeyException, InvalidAlgorithmParameterException {
+        if (mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE && params instanceof GCMParameterSpec && key != null
+                && Arrays.equals(((GCMParameterSpec) params).getIV(), lastNonce) && Arrays.equals(key.getEncoded(), lastKey)) {
+            // BouncyCastle refuses to encrypt twice under the key and nonce of the init before: let it say so
+            // (or raise what it checks first).
+            Cipher cipher = newBouncyCastle();
+            cipher.init(opmode, key, params, random);
+            cipher.init(opmode, key, params, random);
+            throw new InvalidAlgorithmParameterException("cannot reuse nonce for GCM encryption");
+        }
+        byte[] nonce = jdkNonce(opmode, key, params);
+        if (nonce == null) {
+            startOnBouncyCastle(opmode, key, params, random);
+            return;
+        }
+        if (mode == Mode.GCM) {
+            lastKey = key.getEncoded();
+            lastNonce = nonce;
+        }
+        resetMessage();
+        this.opmode = opmode;
+        this.key = key;
+        this.spec = params;
+        initialized = true;
+    }
+
+    /**
+     * The IV, when the JDK path takes these parameters (AES key, a 12-byte
+     * GCM nonce with a tag of 12 to 16 bytes, or a 16-byte IV), else null.
+     */
+    private byte[] jdkNonce(int opmode, Key key, AlgorithmParameterSpec params) {
+        if (opmode != Cipher.ENCRYPT_MODE && opmode != Cipher.DECRYPT_MODE) return null;
+        if (!(key instanceof SecretKey) || !"RAW".equalsIgnoreCase(key.getFormat())) return null;
+        byte[] encoded = key.getEncoded();
+        if (encoded == null || (encoded.length != 16 && encoded.length != 24 && encoded.length != 32)) return null;
+        if (mode == Mode.GCM) {
+            if (!(params instanceof GCMParameterSpec)) return null;
+            GCMParameterSpec gcm = (GCMParameterSpec) params;
+            int tagBits = gcm.getTLen();
+            if (tagBits < 96 || tagBits > 128 || tagBits % 8 != 0) return null;
+            byte[] iv = gcm.getIV();
+            return iv.length == 12 ? iv : null;
+        }
+        if (!(params instanceof IvParameterSpec) || params instanceof GCMParameterSpec) return null;
+        byte[] iv = ((IvParameterSpec) params).getIV();
+        return iv.length == BLOCK ? iv : null;
+    }
+
+    private void startOnBouncyCastle(int opmode, Key key, AlgorithmParameterSpec params, SecureRandom random)
+            throws InvalidKeyException, InvalidAlgorithmParameterException {
+        resetMessage();
+        initialized = false;
+        Cipher cipher = newBouncyCastle();
+        if (params == null) cipher.init(opmode, key, random);
+        else cipher.init(opmode, key, params, random);
+        if (mode == Mode.GCM && params instanceof GCMParameterSpec) {
+            lastKey = key.getEncoded();
+            lastNonce = ((GCMParameterSpec) params).getIV();
+        }
+        onBouncyCastle = cipher;
+        this.opmode = opmode;
+        initialized = true;
+    }
+
+    private void resetMessage() {
+        onBouncyCastle = null;
+        jdkStarted = false;
+        spent = false;
+        input.clear();
+        inputIsAad.clear();
+        dataLength = 0;
+        pendingLength = 0;
+    }
+
+    // --- update ---
+
+    @Override
+    protected void engineUpdateAAD(byte[] src, int offset, int len) {
+        if (onBouncyCastle == null) {
+            checkInitialized();
+            if (mode != Mode.GCM || spent || (dataLength > 0 && opmode == Cipher.ENCRYPT_MODE)) {
+                // Not an AEAD mode, after the final, or AAD after data (the JDK hashes AAD first): BouncyCastle's call.
+                moveToBouncyCastle(input.size(), null);
+            } else {
+                record(src, offset, len, true);
+                if (jdkStarted) {
+                    try {
+                        step("aad");
+                        jdk.updateAAD(src, offset, len);
+                        return;
+                    } catch (RuntimeException e) {
+                        moveToBouncyCastle(input.size(), e); // with this AAD
+                        return;
+                    }
+                }
+                return;
+            }
+        }
+        onBouncyCastle.updateAAD(src, offset, len);
+    }
+
+    @Override
+    protected void engineUpdateAAD(ByteBuffer src) {
+        byte[] bytes = new byte[src.remaining()];
+        src.get(bytes);
+        engineUpdateAAD(bytes, 0, bytes.length);
+    }
+
+    @Override
+    protected byte[] engineUpdate(byte[] in, int offset, int len) {
+        if (onBouncyCastle == null) {
+            checkInitialized();
+            if (spent) moveToBouncyCastle(input.size(), null);
+        }
+        if (onBouncyCastle != null) return onBouncyCastle.update(in, offset, len);
+        if (len == 0) return null;
+        record(in, offset, len, false);
+        long before = dataLength;
+        dataLength += len;
+        if (mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE) {
+            // Nothing released before the tag is verified; null where BouncyCastle gives nothing (jruby-openssl
+            // takes its next IV from the input only when update gives something).
+            return bouncyCastleDecryptOutput(dataLength) > bouncyCastleDecryptOutput(before) ? new byte[0] : null;
+        }
+        try {
+            return jdkUpdate(in, offset, len, before);
+        } catch (GeneralSecurityException | RuntimeException e) {
+            moveToBouncyCastle(input.size() - 1, e); // all but this input, given next
+            return onBouncyCastle.update(in, offset, len);
+        }
+    }
+
+    @Override
+    protected int engineUpdate(byte[] in, int offset, int len, byte[] out, int outOffset) throws ShortBufferException {
+        return copyOut(engineUpdate(in, offset, len), out, outOffset);
+    }
+
+    /** BouncyCastle's GCM decryption output after {@code total} bytes: all but the tag's length, in whole blocks. */
+    private long bouncyCastleDecryptOutput(long total) {
+        long afterTag = total - ((GCMParameterSpec) spec).getTLen() / 8;
+        return afterTag <= 0 ? 0 : afterTag - afterTag % BLOCK;
+    }
+
+    /** Bytes BouncyCastle holds back after {@code total} bytes of data. */
+    private int heldBack(long total) {
+        if (mode == Mode.CBC) return total == 0 ? 0 : (int) ((total - 1) % BLOCK) + 1; // a whole last block too
+        return (int) (total % BLOCK);
+    }
+
+    private byte[] jdkUpdate(byte[] in, int offset, int len, long before) throws GeneralSecurityException {
+        long after = before + len;
+        int outLength = (int) ((after - heldBack(after)) - (before - heldBack(before)));
+        if (outLength == 0) {
+            System.arraycopy(in, offset, pending, pendingLength, len);
+            pendingLength += len;
+            return null;
+        }
+        startJdk();
+        step("update");
+        byte[] out = new byte[outLength];
+        int fromInput = outLength - pendingLength;
+        int written = jdk.update(pending, 0, pendingLength, out, 0);
+        written += jdk.update(in, offset, fromInput, out, written);
+        if (written != outLength) throw new ProviderException("the JDK gave " + written + " bytes for " + outLength);
+        pendingLength = len - fromInput;
+        System.arraycopy(in, offset + fromInput, pending, 0, pendingLength);
+        return out;
+    }
+
+    // --- final ---
+
+    @Override
+    protected byte[] engineDoFinal(byte[] in, int offset, int len) throws IllegalBlockSizeException, BadPaddingException {
+        if (onBouncyCastle == null) {
+            checkInitialized();
+            if (spent) moveToBouncyCastle(input.size(), null);
+        }
+        if (onBouncyCastle != null) {
+            try {
+                return onBouncyCastle.doFinal(in, offset, len);
+            } finally {
+                BOUNCY_CASTLE_MESSAGES.increment();
+                finished();
+            }
+        }
+        if (len > 0) {
+            if (mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE) {
+                record(in, offset, len, false);
+                dataLength += len;
+            } else {
+                return concat(engineUpdate(in, offset, len), engineDoFinal(null, 0, 0));
+            }
+        }
+        byte[] out;
+        Exception failure = null;
+        try {
+            out = jdkFinal();
+        } catch (GeneralSecurityException | RuntimeException e) {
+            out = null;
+            failure = e;
+        }
+        if (out != null) {
+            JDK_MESSAGES.increment();
+            finished();
+            return out;
+        }
+        // The JDK path refuses (or failed): BouncyCastle decides, from the whole message.
+        try {
+            byte[] answer = bouncyCastleReplay().doFinal();
+            if (failure != null) fault(failure);
+            return answer;
+        } catch (GeneralSecurityException e) {
+            throw asFinalException(e);
+        } finally {
+            BOUNCY_CASTLE_MESSAGES.increment();
+            finished();
+        }
+    }
+
+    @Override
+    protected int engineDoFinal(byte[] in, int offset, int len, byte[] out, int outOffset)
+            throws ShortBufferException, IllegalBlockSizeException, BadPaddingException {
+        return copyOut(engineDoFinal(in, offset, len), out, outOffset);
+    }
+
+    /** The message's output from the JDK, or null where BouncyCastle raises (it says what). */
+    private byte[] jdkFinal() throws GeneralSecurityException {
+        switch (mode) {
+            case GCM:
+                startJdk();
+                step("final");
+                if (opmode == Cipher.ENCRYPT_MODE) return jdk.doFinal(pending, 0, pendingLength);
+                for (int i = 0; i < input.size(); i++) {
+                    if (!inputIsAad.get(i)) jdk.update(input.get(i));
+                }
+                return jdk.doFinal();
+            case CBC:
+                if (opmode == Cipher.ENCRYPT_MODE) {
+                    int padding = BLOCK - pendingLength % BLOCK;
+                    Arrays.fill(pending, pendingLength, pendingLength + padding, (byte) padding);
+                    startJdk();
+                    step("final");
+                    return jdk.doFinal(pending, 0, pendingLength + padding);
+                }
+                if (pendingLength != BLOCK) return null; // "last block incomplete in decryption"
+                startJdk();
+                step("final");
+                byte[] last = jdk.doFinal(pending, 0, BLOCK);
+                int count = paddingLength(last);
+                if (count == 0) return null; // "pad block corrupted"
+                byte[] out = Arrays.copyOf(last, BLOCK - count);
+                Arrays.fill(last, (byte) 0);
+                return out;
+            case CBC_NO_PADDING:
+                if (pendingLength != 0) return null; // "data not block size aligned"
+                startJdk();
+                step("final");
+                jdk.doFinal();
+                return new byte[0];
+            case CTR:
+                startJdk();
+                step("final");
+                return jdk.doFinal(pending, 0, pendingLength);
+            default:
+                throw new IllegalStateException(mode.toString());
+        }
+    }
+
+    /**
+     * PKCS#7 padding's length in {@code block}, 1 to 16, or 0 if it is not
+     * well formed; in constant time, accepting exactly what BouncyCastle's
+     * PKCS7Padding accepts.
+     */
+    static int paddingLength(byte[] block) {
+        int count = block[BLOCK - 1] & 0xff;
+        int bad = ((count - 1) >>> 31) | ((BLOCK - count) >>> 31); // count == 0 or count > 16
+        for (int i = 0; i < BLOCK; i++) {
+            int inPadding = ((BLOCK - 1 - i) - count) >>> 31; // i >= BLOCK - count
+            bad |= inPadding & (((block[i] & 0xff) ^ count) + 0xff) >>> 8;
+        }
+        return count & (bad - 1);
+    }
+
+    // --- the JDK and BouncyCastle ---
+
+    private void startJdk() throws GeneralSecurityException {
+        if (jdkStarted) return;
+        if (jdk == null) {
+            step("cipher");
+            jdk = Cipher.getInstance(mode.jdkTransformation, jdkProvider());
+        }
+        step("init");
+        try {
+            jdk.init(opmode, key, spec);
+        } catch (InvalidAlgorithmParameterException e) {
+            // The JDK refuses a GCM key and nonce it encrypted with before, on this cipher (BouncyCastle remembers
+            // only the init before, which was checked): a new JDK cipher has no such memory.
+            if (mode != Mode.GCM || opmode != Cipher.ENCRYPT_MODE) throw e;
+            jdk = Cipher.getInstance(mode.jdkTransformation, jdkProvider());
+            jdk.init(opmode, key, spec);
+        }
+        for (int i = 0; i < input.size(); i++) {
+            if (inputIsAad.get(i)) {
+                step("aad");
+                jdk.updateAAD(input.get(i));
+            }
+        }
+        jdkStarted = true;
+    }
+
+    private static Provider jdkProvider() throws NoSuchAlgorithmException {
+        Provider provider = jdkProvider;
+        if (provider == null) {
+            provider = Security.getProvider(JDK_PROVIDER);
+            if (provider == null) throw new NoSuchAlgorithmException("the JDK's " + JDK_PROVIDER + " provider is not installed");
+            jdkProvider = provider;
+        }
+        return provider;
+    }
+
+    private Cipher newBouncyCastle() {
+        try {
+            return Cipher.getInstance(mode.transformation, bouncyCastle);
+        } catch (NoSuchAlgorithmException | NoSuchPaddingException e) {
+            throw new ProviderException("BouncyCastle's " + mode.transformation, e);
+        }
+    }
+
+    /** A new BouncyCastle cipher given the message so far. */
+    private Cipher bouncyCastleReplay() throws GeneralSecurityException {
+        return bouncyCastleReplay(input.size());
+    }
+
+    /** A new BouncyCastle cipher given the message's first {@code entries} inputs. */
+    private Cipher bouncyCastleReplay(int entries) throws GeneralSecurityException {
+        Cipher cipher = newBouncyCastle();
+        cipher.init(opmode, key, spec);
+        for (int i = 0; i < entries; i++) {
+            if (inputIsAad.get(i)) cipher.updateAAD(input.get(i));
+            else cipher.update(input.get(i));
+        }
+        if (spent) cipher.doFinal();
+        return cipher;
+    }
+
+    /**
+     * The rest of the message goes to BouncyCastle, given the first
+     * {@code entries} inputs; {@code fault}: the JDK call that failed, if one did.
+     */
+    private void moveToBouncyCastle(int entries, Exception fault) {
+        try {
+            onBouncyCastle = bouncyCastleReplay(entries);
+        } catch (GeneralSecurityException e) {
+            throw new ProviderException("BouncyCastle refused the message it is to finish: " + e.getMessage(), e);
+        }
+        if (fault != null) fault(fault);
+    }
+
+    private static void fault(Exception e) {
+        FAULTS.increment();
+        Diagnostics.warnOnce("AES: a call to the JDK's cipher failed (" + e + "); BouncyCastle finished the message,"
+                + " and the next one is on the JDK again");
+    }
+
+    private static void step(String name) {
+        Predicate<String> failing = faults;
+        if (failing != null && failing.test(name)) throw new ProviderException("injected failure of the JDK's AES at " + name);
+    }
+
+    private void record(byte[] src, int offset, int len, boolean aad) {
+        input.add(Arrays.copyOfRange(src, offset, offset + len));
+        inputIsAad.add(aad);
+    }
+
+    private void finished() {
+        boolean gcmEncryption = mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
+        resetMessage();
+        spent = gcmEncryption;
+    }
+
+    private void checkInitialized() {
+        if (!initialized) throw new IllegalStateException("Cipher not initialized");
+    }
+
+    private static ProviderException asFinalException(GeneralSecurityException e)
+            throws IllegalBlockSizeException, BadPaddingException {
+        if (e instanceof BadPaddingException) throw (BadPaddingException) e;
+        if (e instanceof IllegalBlockSizeException) throw (IllegalBlockSizeException) e;
+        return new ProviderException(e.getMessage(), e);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        if (a == null || a.length == 0) return b;
+        if (b == null || b.length == 0) return a;
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private static int copyOut(byte[] result, byte[] out, int outOffset) throws ShortBufferException {
+        if (result == null) return 0;
+        if (out.length - outOffset < result.length) throw new ShortBufferException("output buffer too short for " + result.length + " bytes");
+        System.arraycopy(result, 0, out, outOffset, result.length);
+        return result.length;
+    }
+
+    // --- the rest of CipherSpi ---
+
+    @Override
+    protected void engineSetMode(String name) throws NoSuchAlgorithmException {
+        throw new NoSuchAlgorithmException("the mode of " + mode.transformation + " is fixed");
+    }
+
+    @Override
+    protected void engineSetPadding(String name) throws NoSuchPaddingException {
+        throw new NoSuchPaddingException("the padding of " + mode.transformation + " is fixed");
+    }
+
+    @Override
+    protected int engineGetBlockSize() {
+        return BLOCK;
+    }
+
+    @Override
+    protected int engineGetOutputSize(int inputLen) {
+        if (onBouncyCastle != null) return onBouncyCastle.getOutputSize(inputLen);
+        long total = dataLength + inputLen;
+        if (mode == Mode.GCM) {
+            int tag = spec instanceof GCMParameterSpec ? ((GCMParameterSpec) spec).getTLen() / 8 : BLOCK;
+            return (int) (opmode == Cipher.ENCRYPT_MODE ? pendingLength + inputLen + tag : Math.max(0, total - tag));
+        }
+        int buffered = pendingLength + inputLen;
+        if (mode == Mode.CBC && opmode == Cipher.ENCRYPT_MODE) return buffered - buffered % BLOCK + BLOCK;
+        return buffered;
+    }
+
+    @Override
+    protected byte[] engineGetIV() {
+        if (onBouncyCastle != null) return onBouncyCastle.getIV();
+        if (spec instanceof GCMParameterSpec) return ((GCMParameterSpec) spec).getIV();
+        if (spec instanceof IvParameterSpec) return ((IvParameterSpec) spec).getIV();
+        return null;
+    }
+
+    @Override
+    protected AlgorithmParameters engineGetParameters() {
+        if (onBouncyCastle != null) return onBouncyCastle.getParameters();
+        if (!initialized) return null;
+        try {
+            // BouncyCastle's, for the same parameters (decrypting: no nonce to refuse).
+            Cipher cipher = newBouncyCastle();
+            cipher.init(Cipher.DECRYPT_MODE, key, spec);
+            return cipher.getParameters();
+        } catch (GeneralSecurityException e) {
+            throw new ProviderException(e);
+        }
+    }
+}
