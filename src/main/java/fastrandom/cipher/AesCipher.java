@@ -15,6 +15,7 @@ import java.security.spec.AlgorithmParameterSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
@@ -27,6 +28,7 @@ import javax.crypto.SecretKey;
 import javax.crypto.ShortBufferException;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
 
 import fastrandom.support.Diagnostics;
 
@@ -84,6 +86,7 @@ public final class AesCipher extends CipherSpi {
     private static final LongAdder JDK_MESSAGES = new LongAdder();
     private static final LongAdder BOUNCY_CASTLE_MESSAGES = new LongAdder();
     private static final LongAdder FAULTS = new LongAdder();
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static volatile Provider jdkProvider;
     /** Tests: a JDK call whose step ("cipher", "init", "aad", "update", "final") it accepts fails. */
     private static volatile Predicate<String> faults;
@@ -183,13 +186,15 @@ public final class AesCipher extends CipherSpi {
             startOnBouncyCastle(opmode, key, params, random);
             return;
         }
+        byte[] keyBytes = key.getEncoded();
         if (mode == Mode.GCM) {
-            lastKey = key.getEncoded();
+            lastKey = keyBytes.clone();
             lastNonce = nonce;
         }
         resetMessage();
         this.opmode = opmode;
-        this.key = key;
+        // A key of our own: the JDK zeroes the bytes getEncoded gives it, and jruby-openssl's key gives its own.
+        this.key = new SecretKeySpec(keyBytes, "AES");
         this.spec = params;
         initialized = true;
     }
@@ -224,7 +229,7 @@ public final class AesCipher extends CipherSpi {
         if (params == null) cipher.init(opmode, key, random);
         else cipher.init(opmode, key, params, random);
         if (mode == Mode.GCM && params instanceof GCMParameterSpec) {
-            lastKey = key.getEncoded();
+            lastKey = key.getEncoded().clone();
             lastNonce = ((GCMParameterSpec) params).getIV();
         }
         onBouncyCastle = cipher;
@@ -347,7 +352,7 @@ public final class AesCipher extends CipherSpi {
         }
         if (onBouncyCastle != null) {
             try {
-                return onBouncyCastle.doFinal(in, offset, len);
+                return in == null ? onBouncyCastle.doFinal() : onBouncyCastle.doFinal(in, offset, len);
             } finally {
                 BOUNCY_CASTLE_MESSAGES.increment();
                 finished();
@@ -376,7 +381,7 @@ public final class AesCipher extends CipherSpi {
         }
         // The JDK path refuses (or failed): BouncyCastle decides, from the whole message.
         try {
-            byte[] answer = bouncyCastleReplay().doFinal();
+            byte[] answer = bouncyCastleFinal();
             if (failure != null) fault(failure);
             return answer;
         } catch (GeneralSecurityException e) {
@@ -514,6 +519,22 @@ public final class AesCipher extends CipherSpi {
     }
 
     /**
+     * The message's output from a new BouncyCastle cipher: what its final
+     * gives, and for GCM decryption (which released nothing) all of it.
+     */
+    private byte[] bouncyCastleFinal() throws GeneralSecurityException {
+        if (mode != Mode.GCM || opmode != Cipher.DECRYPT_MODE) return bouncyCastleReplay().doFinal();
+        Cipher cipher = newBouncyCastle();
+        cipher.init(opmode, key, spec);
+        byte[] plaintext = new byte[0];
+        for (int i = 0; i < input.size(); i++) {
+            if (inputIsAad.get(i)) cipher.updateAAD(input.get(i));
+            else plaintext = concat(plaintext, cipher.update(input.get(i))); // kept until the tag is verified
+        }
+        return concat(plaintext, cipher.doFinal());
+    }
+
+    /**
      * The rest of the message goes to BouncyCastle, given the first
      * {@code entries} inputs; {@code fault}: the JDK call that failed, if one did.
      */
@@ -528,8 +549,10 @@ public final class AesCipher extends CipherSpi {
 
     private static void fault(Exception e) {
         FAULTS.increment();
-        Diagnostics.warnOnce("AES: a call to the JDK's cipher failed (" + e + "); BouncyCastle finished the message,"
-                + " and the next one is on the JDK again");
+        if (WARNED.compareAndSet(false, true)) {
+            Diagnostics.warn("AES: a call to the JDK's cipher failed (" + e + "); jruby-openssl's BouncyCastle finished"
+                    + " the message, and the next one is on the JDK again (said once)");
+        }
     }
 
     private static void step(String name) {
