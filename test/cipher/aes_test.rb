@@ -19,9 +19,9 @@ require "json"
 # - MRI: random keys, IVs, AAD and messages encrypted on JRuby give MRI's
 #   bytes and decrypt on MRI, MRI's decrypt on JRuby, and what MRI rejects
 #   JRuby rejects (CipherError on both; the messages differ);
-# - known answers: NIST SP 800-38A (CBC, CTR), McGrew and Viega's GCM test
-#   cases, and Project Wycheproof's AES-GCM and AES-CBC-PKCS5 vectors when
-#   test/vectors/wycheproof has them.
+# - known answers: NIST SP 800-38A (CBC, CTR) and McGrew and Viega's GCM
+#   test cases (test/support/aes_known_answers.rb; ../shared/testdata has
+#   no AES vectors to copy).
 # Until FastRandom::AES is built, the "fast_random" side is stock again (the
 # harness runs, and proves itself on stock); the tests that need the
 # capability itself skip with that reason.
@@ -441,105 +441,5 @@ class AesTest < Minitest::Test
       [number, [STOCK_GCM_FINAL_RAISES.include?(number) ? CIPHER_ERROR : ct, tag], pt, CIPHER_ERROR]
     end
     ran.each { |side, results| assert_equal expected, results, side }
-  end
-
-  # Project Wycheproof's vectors, if test/vectors/wycheproof has them.
-  def wycheproof(name)
-    path = File.join(TestHelper::ROOT, "test", "vectors", "wycheproof", name)
-    skip "test/vectors/wycheproof/#{name} is not there (Project Wycheproof's testvectors_v1/#{name}, to be copied in)" unless File.exist?(path)
-
-    JSON.parse(File.read(path))
-  end
-
-  # Runs every test of every group jruby-openssl can express; skipped groups
-  # are counted and named. valid: exact ciphertext (and tag) and plaintext;
-  # invalid: CipherError when decrypting; acceptable: either.
-  def run_wycheproof(vectors, floor)
-    ran = 0
-    skipped = []
-    wrong = []
-    vectors["testGroups"].each do |group|
-      reason = yield(group, nil)
-      if reason
-        skipped << "#{group.reject { |k, _| k == "tests" }} (#{group["tests"].size} tests): #{reason}"
-        next
-      end
-      group["tests"].each do |test|
-        ran += 1
-        sides = on_each_side { yield(group, test) }
-        sides.each do |side, (encrypted, decrypted)|
-          case test["result"]
-          when "valid"
-            expected = [test["ct"], test["tag"]].compact
-            wrong << "#{side} tcId #{test["tcId"]}: encrypted #{encrypted.inspect}" unless encrypted == expected
-            wrong << "#{side} tcId #{test["tcId"]}: decrypted #{decrypted.inspect}" unless decrypted == test["msg"]
-          when "invalid"
-            wrong << "#{side} tcId #{test["tcId"]} (invalid): decrypted #{decrypted.inspect}" unless decrypted == CIPHER_ERROR
-          end
-        end
-      end
-    end
-    assert_empty wrong.first(20), "#{wrong.size} wrong"
-    assert_operator ran, :>=, floor, "tests run (groups skipped: #{skipped})"
-    [ran, skipped]
-  end
-
-  def test_wycheproof_aes_gcm
-    vectors = wycheproof("aes_gcm_test.json")
-    run_wycheproof(vectors, 300) do |group, test|
-      iv_len, tag_len = group["ivSize"] / 8, group["tagSize"] / 8
-      if test.nil?
-        next "key size" unless AesScenarios::BITS.include?(group["keySize"])
-        next "IV or tag not whole bytes" unless (group["ivSize"] % 8).zero? && (group["tagSize"] % 8).zero?
-        next "tag length jruby-openssl cannot set (4 to 16 bytes, and no more than the key's length)" unless tag_len.between?(4, 16)
-
-        next nil
-      end
-      name = "aes-#{group["keySize"]}-gcm"
-      key, iv, aad, msg, ct, tag = test.values_at("key", "iv", "aad", "msg", "ct", "tag").map { |h| unhex(h) }
-      encrypted = outcome do
-        c = OpenSSL::Cipher.new(name).encrypt
-        c.iv_len = iv_len
-        c.auth_tag_len = tag_len
-        c.key = key
-        c.iv = iv
-        c.auth_data = aad
-        [hex((msg.empty? ? "" : c.update(msg)) + c.final), hex(c.auth_tag)]
-      end
-      decrypted = outcome do
-        c = OpenSSL::Cipher.new(name).decrypt
-        c.iv_len = iv_len
-        c.auth_tag_len = tag_len
-        c.key = key
-        c.iv = iv
-        c.auth_tag = tag
-        c.auth_data = aad
-        hex((ct.empty? ? "" : c.update(ct)) + c.final)
-      end
-      [encrypted, decrypted]
-    end
-  end
-
-  def test_wycheproof_aes_cbc_pkcs5
-    vectors = wycheproof("aes_cbc_pkcs5_test.json")
-    run_wycheproof(vectors, 216) do |group, test|
-      if test.nil?
-        next "key size" unless AesScenarios::BITS.include?(group["keySize"])
-        next "IV not 16 bytes" unless group["ivSize"] == 128
-
-        next nil
-      end
-      name = "aes-#{group["keySize"]}-cbc"
-      key, iv, msg, ct = test.values_at("key", "iv", "msg", "ct").map { |h| unhex(h) }
-      run = lambda do |dir, input|
-        outcome do
-          c = OpenSSL::Cipher.new(name).public_send(dir)
-          c.key = key
-          c.iv = iv
-          hex((input.empty? ? "" : c.update(input)) + c.final)
-        end
-      end
-      [[run.(:encrypt, msg)], run.(:decrypt, ct)]
-    end
   end
 end

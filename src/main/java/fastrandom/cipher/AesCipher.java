@@ -97,6 +97,10 @@ public final class AesCipher extends CipherSpi {
     private Cipher jdk;
     /** The message's BouncyCastle cipher while it runs there, else null. */
     private Cipher onBouncyCastle;
+    /** This cipher's own BouncyCastle cipher (for messages outside the JDK path), made when first needed. */
+    private Cipher bouncyCastleCipher;
+    /** Whether the last init went to {@link #bouncyCastleCipher}. */
+    private boolean bouncyCastleCurrent;
 
     // The message: parameters as given to init, and its input so far.
     private int opmode;
@@ -152,7 +156,7 @@ public final class AesCipher extends CipherSpi {
     @Override
     protected void engineInit(int opmode, Key key, SecureRandom random) throws InvalidKeyException {
         try {
-            startOnBouncyCastle(opmode, key, null, random);
+            startOnBouncyCastle(opmode, key, null, null, random);
         } catch (InvalidAlgorithmParameterException e) {
             throw new InvalidKeyException(e.getMessage(), e);
         }
@@ -161,36 +165,33 @@ public final class AesCipher extends CipherSpi {
     @Override
     protected void engineInit(int opmode, Key key, AlgorithmParameters params, SecureRandom random)
             throws InvalidKeyException, InvalidAlgorithmParameterException {
-        resetMessage();
-        Cipher cipher = newBouncyCastle();
-        cipher.init(opmode, key, params, random);
-        onBouncyCastle = cipher;
-        this.opmode = opmode;
-        initialized = true;
+        startOnBouncyCastle(opmode, key, null, params, random);
     }
 
     @Override
     protected void engineInit(int opmode, Key key, AlgorithmParameterSpec params, SecureRandom random)
             throws InvalidKeyException, InvalidAlgorithmParameterException {
-        if (mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE && params instanceof GCMParameterSpec && key != null
-                && Arrays.equals(((GCMParameterSpec) params).getIV(), lastNonce) && Arrays.equals(key.getEncoded(), lastKey)) {
-            // BouncyCastle refuses to encrypt twice under the key and nonce of the init before: let it say so
-            // (or raise what it checks first).
+        byte[] nonce = jdkNonce(opmode, key, params);
+        if (nonce == null) {
+            startOnBouncyCastle(opmode, key, params, null, random);
+            return;
+        }
+        byte[] keyBytes = key.getEncoded();
+        initialized = false;
+        if (bouncyCastleCurrent) {
+            // The inits before went to BouncyCastle's cipher, which remembers them (failed ones too): it decides.
+            bouncyCastle().init(opmode, key, params, random);
+            bouncyCastleCurrent = false;
+        } else if (mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE
+                && Arrays.equals(nonce, lastNonce) && Arrays.equals(keyBytes, lastKey)) {
+            // BouncyCastle refuses to encrypt twice under the key and nonce of the init before: let it say so.
             Cipher cipher = newBouncyCastle();
             cipher.init(opmode, key, params, random);
             cipher.init(opmode, key, params, random);
             throw new InvalidAlgorithmParameterException("cannot reuse nonce for GCM encryption");
         }
-        byte[] nonce = jdkNonce(opmode, key, params);
-        if (nonce == null) {
-            startOnBouncyCastle(opmode, key, params, random);
-            return;
-        }
-        byte[] keyBytes = key.getEncoded();
-        if (mode == Mode.GCM) {
-            lastKey = keyBytes.clone();
-            lastNonce = nonce;
-        }
+        lastKey = keyBytes.clone();
+        lastNonce = nonce;
         resetMessage();
         this.opmode = opmode;
         // A key of our own: the JDK zeroes the bytes getEncoded gives it, and jruby-openssl's key gives its own.
@@ -221,20 +222,37 @@ public final class AesCipher extends CipherSpi {
         return iv.length == BLOCK ? iv : null;
     }
 
-    private void startOnBouncyCastle(int opmode, Key key, AlgorithmParameterSpec params, SecureRandom random)
-            throws InvalidKeyException, InvalidAlgorithmParameterException {
+    /**
+     * The message runs on this cipher's BouncyCastle cipher, which sees the
+     * inits stock's would have: told first of the JDK's last init, if any
+     * came since its own (it remembers a GCM key and nonce, and a failed
+     * init can leave state behind, as stock's does).
+     */
+    private void startOnBouncyCastle(int opmode, Key key, AlgorithmParameterSpec spec, AlgorithmParameters params,
+            SecureRandom random) throws InvalidKeyException, InvalidAlgorithmParameterException {
         resetMessage();
         initialized = false;
-        Cipher cipher = newBouncyCastle();
-        if (params == null) cipher.init(opmode, key, random);
-        else cipher.init(opmode, key, params, random);
-        if (mode == Mode.GCM && params instanceof GCMParameterSpec) {
-            lastKey = key.getEncoded().clone();
-            lastNonce = ((GCMParameterSpec) params).getIV();
+        Cipher cipher = bouncyCastle();
+        if (!bouncyCastleCurrent && this.key != null) {
+            try {
+                cipher.init(Cipher.DECRYPT_MODE, this.key, this.spec); // decrypting: no nonce to refuse
+            } catch (GeneralSecurityException | RuntimeException e) {
+                // It took these parameters from jruby-openssl before; if not now, the init below says what is wrong.
+            }
         }
+        bouncyCastleCurrent = true;
+        if (spec != null) cipher.init(opmode, key, spec, random);
+        else if (params != null) cipher.init(opmode, key, params, random);
+        else cipher.init(opmode, key, random);
         onBouncyCastle = cipher;
         this.opmode = opmode;
         initialized = true;
+    }
+
+    /** This cipher's BouncyCastle cipher, for messages outside the JDK path. */
+    private Cipher bouncyCastle() {
+        if (bouncyCastleCipher == null) bouncyCastleCipher = newBouncyCastle();
+        return bouncyCastleCipher;
     }
 
     private void resetMessage() {
