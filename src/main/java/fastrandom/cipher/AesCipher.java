@@ -12,9 +12,7 @@ import java.security.ProviderException;
 import java.security.SecureRandom;
 import java.security.Security;
 import java.security.spec.AlgorithmParameterSpec;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
@@ -88,6 +86,8 @@ public final class AesCipher extends CipherSpi {
     private static final LongAdder FAULTS = new LongAdder();
     private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static volatile Provider jdkProvider;
+    /** A spare JDK cipher per mode, per thread: getting one from the JDK costs about as much as a short message. */
+    private static final ThreadLocal<Cipher[]> SPARES = ThreadLocal.withInitial(() -> new Cipher[Mode.values().length]);
     /** Tests: a JDK call whose step ("cipher", "init", "aad", "update", "final") it accepts fails. */
     private static volatile Predicate<String> faults;
 
@@ -110,8 +110,9 @@ public final class AesCipher extends CipherSpi {
     private boolean jdkStarted;
     /** GCM encryption finished: BouncyCastle refuses more until the next init. */
     private boolean spent;
-    private final List<byte[]> input = new ArrayList<>(4);
-    private final List<Boolean> inputIsAad = new ArrayList<>(4);
+    /** The message's AAD and data so far (for BouncyCastle, should it finish the message; GCM decryption's until its final). */
+    private final Buffer aad = new Buffer();
+    private final Buffer data = new Buffer();
     private long dataLength;
     /** Data held back from the JDK as BouncyCastle holds it back (up to two blocks). */
     private final byte[] pending = new byte[2 * BLOCK];
@@ -259,8 +260,8 @@ public final class AesCipher extends CipherSpi {
         onBouncyCastle = null;
         jdkStarted = false;
         spent = false;
-        input.clear();
-        inputIsAad.clear();
+        aad.clear();
+        data.clear();
         dataLength = 0;
         pendingLength = 0;
     }
@@ -272,18 +273,17 @@ public final class AesCipher extends CipherSpi {
         if (onBouncyCastle == null) {
             checkInitialized();
             if (mode != Mode.GCM || spent || (dataLength > 0 && opmode == Cipher.ENCRYPT_MODE)) {
-                // Not an AEAD mode, after the final, or AAD after data (the JDK hashes AAD first): BouncyCastle's call.
-                moveToBouncyCastle(input.size(), null);
+                // Not an AEAD mode, after the final, or AAD after data (the JDK hashes AAD first): BouncyCastle's
+                // call (which takes late AAD as if it came first).
+                moveToBouncyCastle(data.length, null);
             } else {
-                record(src, offset, len, true);
+                aad.append(src, offset, len, 0);
                 if (jdkStarted) {
                     try {
                         step("aad");
                         jdk.updateAAD(src, offset, len);
-                        return;
                     } catch (RuntimeException e) {
-                        moveToBouncyCastle(input.size(), e); // with this AAD
-                        return;
+                        moveToBouncyCastle(data.length, e); // with this AAD
                     }
                 }
                 return;
@@ -303,14 +303,15 @@ public final class AesCipher extends CipherSpi {
     protected byte[] engineUpdate(byte[] in, int offset, int len) {
         if (onBouncyCastle == null) {
             checkInitialized();
-            if (spent) moveToBouncyCastle(input.size(), null);
+            if (spent) moveToBouncyCastle(0, null);
         }
         if (onBouncyCastle != null) return onBouncyCastle.update(in, offset, len);
         if (len == 0) return null;
-        record(in, offset, len, false);
+        boolean gcmDecryption = mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE;
+        data.append(in, offset, len, gcmDecryption ? tagLength() : 0); // room for the tag, given at the final
         long before = dataLength;
         dataLength += len;
-        if (mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE) {
+        if (gcmDecryption) {
             // Nothing released before the tag is verified; null where BouncyCastle gives nothing (jruby-openssl
             // takes its next IV from the input only when update gives something).
             return bouncyCastleDecryptOutput(dataLength) > bouncyCastleDecryptOutput(before) ? new byte[0] : null;
@@ -318,7 +319,7 @@ public final class AesCipher extends CipherSpi {
         try {
             return jdkUpdate(in, offset, len, before);
         } catch (GeneralSecurityException | RuntimeException e) {
-            moveToBouncyCastle(input.size() - 1, e); // all but this input, given next
+            moveToBouncyCastle(before, e); // all but this input, given next
             return onBouncyCastle.update(in, offset, len);
         }
     }
@@ -330,7 +331,7 @@ public final class AesCipher extends CipherSpi {
 
     /** BouncyCastle's GCM decryption output after {@code total} bytes: all but the tag's length, in whole blocks. */
     private long bouncyCastleDecryptOutput(long total) {
-        long afterTag = total - ((GCMParameterSpec) spec).getTLen() / 8;
+        long afterTag = total - tagLength();
         return afterTag <= 0 ? 0 : afterTag - afterTag % BLOCK;
     }
 
@@ -366,7 +367,7 @@ public final class AesCipher extends CipherSpi {
     protected byte[] engineDoFinal(byte[] in, int offset, int len) throws IllegalBlockSizeException, BadPaddingException {
         if (onBouncyCastle == null) {
             checkInitialized();
-            if (spent) moveToBouncyCastle(input.size(), null);
+            if (spent) moveToBouncyCastle(0, null);
         }
         if (onBouncyCastle != null) {
             try {
@@ -378,7 +379,7 @@ public final class AesCipher extends CipherSpi {
         }
         if (len > 0) {
             if (mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE) {
-                record(in, offset, len, false);
+                data.append(in, offset, len, 0);
                 dataLength += len;
             } else {
                 return concat(engineUpdate(in, offset, len), engineDoFinal(null, 0, 0));
@@ -391,6 +392,7 @@ public final class AesCipher extends CipherSpi {
         } catch (GeneralSecurityException | RuntimeException e) {
             out = null;
             failure = e;
+            jdk = null; // not for the next message
         }
         if (out != null) {
             JDK_MESSAGES.increment();
@@ -423,10 +425,7 @@ public final class AesCipher extends CipherSpi {
                 startJdk();
                 step("final");
                 if (opmode == Cipher.ENCRYPT_MODE) return jdk.doFinal(pending, 0, pendingLength);
-                for (int i = 0; i < input.size(); i++) {
-                    if (!inputIsAad.get(i)) jdk.update(input.get(i));
-                }
-                return jdk.doFinal();
+                return jdk.doFinal(data.bytes, 0, data.length);
             case CBC:
                 if (opmode == Cipher.ENCRYPT_MODE) {
                     int padding = BLOCK - pendingLength % BLOCK;
@@ -479,8 +478,13 @@ public final class AesCipher extends CipherSpi {
     private void startJdk() throws GeneralSecurityException {
         if (jdkStarted) return;
         if (jdk == null) {
-            step("cipher");
-            jdk = Cipher.getInstance(mode.jdkTransformation, jdkProvider());
+            Cipher[] spares = SPARES.get();
+            jdk = spares[mode.ordinal()];
+            spares[mode.ordinal()] = null;
+            if (jdk == null) {
+                step("cipher");
+                jdk = Cipher.getInstance(mode.jdkTransformation, jdkProvider());
+            }
         }
         step("init");
         try {
@@ -492,11 +496,9 @@ public final class AesCipher extends CipherSpi {
             jdk = Cipher.getInstance(mode.jdkTransformation, jdkProvider());
             jdk.init(opmode, key, spec);
         }
-        for (int i = 0; i < input.size(); i++) {
-            if (inputIsAad.get(i)) {
-                step("aad");
-                jdk.updateAAD(input.get(i));
-            }
+        if (aad.length > 0) {
+            step("aad");
+            jdk.updateAAD(aad.bytes, 0, aad.length);
         }
         jdkStarted = true;
     }
@@ -519,19 +521,16 @@ public final class AesCipher extends CipherSpi {
         }
     }
 
-    /** A new BouncyCastle cipher given the message so far. */
-    private Cipher bouncyCastleReplay() throws GeneralSecurityException {
-        return bouncyCastleReplay(input.size());
-    }
-
-    /** A new BouncyCastle cipher given the message's first {@code entries} inputs. */
-    private Cipher bouncyCastleReplay(int entries) throws GeneralSecurityException {
+    /**
+     * A new BouncyCastle cipher given the message's AAD and its first
+     * {@code dataBytes} bytes of data (BouncyCastle's output for them is
+     * what was released; its GCM takes AAD given late as if it came first).
+     */
+    private Cipher bouncyCastleReplay(long dataBytes) throws GeneralSecurityException {
         Cipher cipher = newBouncyCastle();
         cipher.init(opmode, key, spec);
-        for (int i = 0; i < entries; i++) {
-            if (inputIsAad.get(i)) cipher.updateAAD(input.get(i));
-            else cipher.update(input.get(i));
-        }
+        if (aad.length > 0) cipher.updateAAD(aad.bytes, 0, aad.length);
+        if (dataBytes > 0) cipher.update(data.bytes, 0, (int) dataBytes);
         if (spent) cipher.doFinal();
         return cipher;
     }
@@ -541,24 +540,20 @@ public final class AesCipher extends CipherSpi {
      * gives, and for GCM decryption (which released nothing) all of it.
      */
     private byte[] bouncyCastleFinal() throws GeneralSecurityException {
-        if (mode != Mode.GCM || opmode != Cipher.DECRYPT_MODE) return bouncyCastleReplay().doFinal();
-        Cipher cipher = newBouncyCastle();
-        cipher.init(opmode, key, spec);
-        byte[] plaintext = new byte[0];
-        for (int i = 0; i < input.size(); i++) {
-            if (inputIsAad.get(i)) cipher.updateAAD(input.get(i));
-            else plaintext = concat(plaintext, cipher.update(input.get(i))); // kept until the tag is verified
-        }
+        if (mode != Mode.GCM || opmode != Cipher.DECRYPT_MODE) return bouncyCastleReplay(data.length).doFinal();
+        Cipher cipher = bouncyCastleReplay(0);
+        byte[] plaintext = data.length > 0 ? cipher.update(data.bytes, 0, data.length) : null; // kept until the tag is verified
         return concat(plaintext, cipher.doFinal());
     }
 
     /**
-     * The rest of the message goes to BouncyCastle, given the first
-     * {@code entries} inputs; {@code fault}: the JDK call that failed, if one did.
+     * The rest of the message goes to BouncyCastle, given its AAD and first
+     * {@code dataBytes} bytes of data; {@code fault}: the JDK call that failed, if one did.
      */
-    private void moveToBouncyCastle(int entries, Exception fault) {
+    private void moveToBouncyCastle(long dataBytes, Exception fault) {
+        jdk = null; // its state is the message's, or broken: not for the next one
         try {
-            onBouncyCastle = bouncyCastleReplay(entries);
+            onBouncyCastle = bouncyCastleReplay(dataBytes);
         } catch (GeneralSecurityException e) {
             throw new ProviderException("BouncyCastle refused the message it is to finish: " + e.getMessage(), e);
         }
@@ -578,15 +573,42 @@ public final class AesCipher extends CipherSpi {
         if (failing != null && failing.test(name)) throw new ProviderException("injected failure of the JDK's AES at " + name);
     }
 
-    private void record(byte[] src, int offset, int len, boolean aad) {
-        input.add(Arrays.copyOfRange(src, offset, offset + len));
-        inputIsAad.add(aad);
+    private int tagLength() {
+        return ((GCMParameterSpec) spec).getTLen() / 8;
     }
 
     private void finished() {
         boolean gcmEncryption = mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
+        if (jdk != null) {
+            // The JDK's cipher waits for this thread's next message, which will init it.
+            Cipher[] spares = SPARES.get();
+            if (spares[mode.ordinal()] == null) {
+                spares[mode.ordinal()] = jdk;
+                jdk = null;
+            }
+        }
         resetMessage();
         spent = gcmEncryption;
+    }
+
+    /** Bytes kept for a message, in one array that grows as they come. */
+    private static final class Buffer {
+        private static final byte[] NONE = new byte[0];
+        byte[] bytes = NONE;
+        int length;
+
+        /** Appends, leaving {@code room} spare bytes if the array has to grow. */
+        void append(byte[] src, int offset, int len, int room) {
+            if (bytes.length - length < len) bytes = Arrays.copyOf(bytes, Math.max(length + len + room, 2 * bytes.length));
+            System.arraycopy(src, offset, bytes, length, len);
+            length += len;
+        }
+
+        /** Forgets the bytes (the next message gets a new array: nothing of this one stays here). */
+        void clear() {
+            bytes = NONE;
+            length = 0;
+        }
     }
 
     private void checkInitialized() {
