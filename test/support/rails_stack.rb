@@ -2,16 +2,19 @@
 
 require "open3"
 
-# The Rails code the RequestId tests run under JRuby: Debian's packages of
-# actionpack and activesupport 6.1, rack 2.2 and WEBrick (bin/setup installs
-# them), unmodified, plus concurrent-ruby with its JRuby extension.
+# The Rails code the RequestId and MessageEncryptor tests
+# (test/integration/request_id_test.rb, message_encryptor_test.rb) run under
+# JRuby: Debian's packages of actionpack and activesupport 6.1, rack 2.2 and
+# WEBrick (bin/setup installs them), unmodified, plus concurrent-ruby with its
+# JRuby extension.
 #
 # What is adapted, and why:
 # * The libraries go on the load path by directory (-I) instead of being
 #   activated as gems. Debian's actionpack gemspec depends, through
 #   rails-html-sanitizer and loofah, on nokogiri, which Debian builds for MRI
-#   only, so gem activation fails on JRuby; ActionDispatch::RequestId and
-#   ActionDispatch::Request never load those libraries.
+#   only, so gem activation fails on JRuby; ActionDispatch::RequestId,
+#   ActionDispatch::Request and ActiveSupport's KeyGenerator and
+#   MessageEncryptor never load those libraries.
 # * concurrent-ruby is not Debian's: Debian's ruby-concurrent is built without
 #   concurrent_ruby.jar, the Java extension that concurrent-ruby requires on
 #   JRuby ("Java extensions are required for JRuby"), and RubyGems is out of
