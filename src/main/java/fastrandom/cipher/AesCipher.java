@@ -87,14 +87,14 @@ public final class AesCipher extends CipherSpi {
     private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static volatile Provider jdkProvider;
     /** A spare JDK cipher per mode, per thread: getting one from the JDK costs about as much as a short message. */
-    private static final ThreadLocal<Cipher[]> SPARES = ThreadLocal.withInitial(() -> new Cipher[Mode.values().length]);
+    private static final ThreadLocal<JdkCipher[]> SPARES = ThreadLocal.withInitial(() -> new JdkCipher[Mode.values().length]);
     /** Tests: a JDK call whose step ("cipher", "init", "aad", "update", "final") it accepts fails. */
     private static volatile Predicate<String> faults;
 
     private final Mode mode;
     private final Provider bouncyCastle;
     /** This cipher's JDK cipher, made at its first message. */
-    private Cipher jdk;
+    private JdkCipher jdk;
     /** The message's BouncyCastle cipher while it runs there, else null. */
     private Cipher onBouncyCastle;
     /** This cipher's own BouncyCastle cipher (for messages outside the JDK path), made when first needed. */
@@ -281,7 +281,7 @@ public final class AesCipher extends CipherSpi {
                 if (jdkStarted) {
                     try {
                         step("aad");
-                        jdk.updateAAD(src, offset, len);
+                        jdk.cipher.updateAAD(src, offset, len);
                     } catch (RuntimeException e) {
                         moveToBouncyCastle(data.length, e); // with this AAD
                     }
@@ -353,8 +353,8 @@ public final class AesCipher extends CipherSpi {
         step("update");
         byte[] out = new byte[outLength];
         int fromInput = outLength - pendingLength;
-        int written = jdk.update(pending, 0, pendingLength, out, 0);
-        written += jdk.update(in, offset, fromInput, out, written);
+        int written = jdk.cipher.update(pending, 0, pendingLength, out, 0);
+        written += jdk.cipher.update(in, offset, fromInput, out, written);
         if (written != outLength) throw new ProviderException("the JDK gave " + written + " bytes for " + outLength);
         pendingLength = len - fromInput;
         System.arraycopy(in, offset + fromInput, pending, 0, pendingLength);
@@ -424,20 +424,20 @@ public final class AesCipher extends CipherSpi {
             case GCM:
                 startJdk();
                 step("final");
-                if (opmode == Cipher.ENCRYPT_MODE) return jdk.doFinal(pending, 0, pendingLength);
-                return jdk.doFinal(data.bytes, 0, data.length);
+                if (opmode == Cipher.ENCRYPT_MODE) return jdk.cipher.doFinal(pending, 0, pendingLength);
+                return jdk.cipher.doFinal(data.bytes, 0, data.length);
             case CBC:
                 if (opmode == Cipher.ENCRYPT_MODE) {
                     int padding = BLOCK - pendingLength % BLOCK;
                     Arrays.fill(pending, pendingLength, pendingLength + padding, (byte) padding);
                     startJdk();
                     step("final");
-                    return jdk.doFinal(pending, 0, pendingLength + padding);
+                    return jdk.cipher.doFinal(pending, 0, pendingLength + padding);
                 }
                 if (pendingLength != BLOCK) return null; // "last block incomplete in decryption"
                 startJdk();
                 step("final");
-                byte[] last = jdk.doFinal(pending, 0, BLOCK);
+                byte[] last = jdk.cipher.doFinal(pending, 0, BLOCK);
                 int count = paddingLength(last);
                 if (count == 0) return null; // "pad block corrupted"
                 byte[] out = Arrays.copyOf(last, BLOCK - count);
@@ -447,12 +447,12 @@ public final class AesCipher extends CipherSpi {
                 if (pendingLength != 0) return null; // "data not block size aligned"
                 startJdk();
                 step("final");
-                jdk.doFinal();
+                jdk.cipher.doFinal();
                 return new byte[0];
             case CTR:
                 startJdk();
                 step("final");
-                return jdk.doFinal(pending, 0, pendingLength);
+                return jdk.cipher.doFinal(pending, 0, pendingLength);
             default:
                 throw new IllegalStateException(mode.toString());
         }
@@ -477,30 +477,47 @@ public final class AesCipher extends CipherSpi {
 
     private void startJdk() throws GeneralSecurityException {
         if (jdkStarted) return;
+        boolean gcmEncryption = mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
+        byte[] nonce = gcmEncryption ? ((GCMParameterSpec) spec).getIV() : null;
         if (jdk == null) {
-            Cipher[] spares = SPARES.get();
+            JdkCipher[] spares = SPARES.get();
             jdk = spares[mode.ordinal()];
             spares[mode.ordinal()] = null;
-            if (jdk == null) {
-                step("cipher");
-                jdk = Cipher.getInstance(mode.jdkTransformation, jdkProvider());
-            }
+        }
+        // The JDK refuses to encrypt again with the key and nonce its GCM cipher last encrypted with (an exception,
+        // slow); BouncyCastle's rule, checked at init, is another: that cipher is not for this message.
+        if (jdk == null || (gcmEncryption && jdk.encrypted(key, nonce))) {
+            step("cipher");
+            jdk = new JdkCipher(Cipher.getInstance(mode.jdkTransformation, jdkProvider()));
         }
         step("init");
-        try {
-            jdk.init(opmode, key, spec);
-        } catch (InvalidAlgorithmParameterException e) {
-            // The JDK refuses a GCM key and nonce it encrypted with before, on this cipher (BouncyCastle remembers
-            // only the init before, which was checked): a new JDK cipher has no such memory.
-            if (mode != Mode.GCM || opmode != Cipher.ENCRYPT_MODE) throw e;
-            jdk = Cipher.getInstance(mode.jdkTransformation, jdkProvider());
-            jdk.init(opmode, key, spec);
-        }
+        jdk.cipher.init(opmode, key, spec);
+        if (gcmEncryption) jdk.encrypting(key, nonce);
         if (aad.length > 0) {
             step("aad");
-            jdk.updateAAD(aad.bytes, 0, aad.length);
+            jdk.cipher.updateAAD(aad.bytes, 0, aad.length);
         }
         jdkStarted = true;
+    }
+
+    /** A JDK cipher, and for GCM the key and nonce it last encrypted with (which it would refuse next). */
+    private static final class JdkCipher {
+        final Cipher cipher;
+        private byte[] key;
+        private byte[] nonce;
+
+        JdkCipher(Cipher cipher) {
+            this.cipher = cipher;
+        }
+
+        boolean encrypted(Key key, byte[] nonce) {
+            return Arrays.equals(nonce, this.nonce) && Arrays.equals(((SecretKeySpec) key).getEncoded(), this.key);
+        }
+
+        void encrypting(Key key, byte[] nonce) {
+            this.key = ((SecretKeySpec) key).getEncoded();
+            this.nonce = nonce;
+        }
     }
 
     private static Provider jdkProvider() throws NoSuchAlgorithmException {
@@ -581,7 +598,7 @@ public final class AesCipher extends CipherSpi {
         boolean gcmEncryption = mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
         if (jdk != null) {
             // The JDK's cipher waits for this thread's next message, which will init it.
-            Cipher[] spares = SPARES.get();
+            JdkCipher[] spares = SPARES.get();
             if (spares[mode.ordinal()] == null) {
                 spares[mode.ordinal()] = jdk;
                 jdk = null;
@@ -591,21 +608,46 @@ public final class AesCipher extends CipherSpi {
         spent = gcmEncryption;
     }
 
-    /** Bytes kept for a message, in one array that grows as they come. */
+    /**
+     * Bytes kept for a message, in one array that grows as they come: the
+     * thread's spare one when it is big enough (a message's copy then costs
+     * no allocation), zeroed and given back when the message is done.
+     */
     private static final class Buffer {
         private static final byte[] NONE = new byte[0];
+        /** The largest array a thread keeps between messages. */
+        private static final int KEPT = 1 << 20;
+        private static final ThreadLocal<byte[][]> SPARE = ThreadLocal.withInitial(() -> new byte[1][]);
         byte[] bytes = NONE;
         int length;
 
         /** Appends, leaving {@code room} spare bytes if the array has to grow. */
         void append(byte[] src, int offset, int len, int room) {
-            if (bytes.length - length < len) bytes = Arrays.copyOf(bytes, Math.max(length + len + room, 2 * bytes.length));
+            if (bytes.length - length < len) grow(length + len + room);
             System.arraycopy(src, offset, bytes, length, len);
             length += len;
         }
 
-        /** Forgets the bytes (the next message gets a new array: nothing of this one stays here). */
+        private void grow(int size) {
+            if (bytes == NONE) {
+                byte[][] spare = SPARE.get();
+                if (spare[0] != null && spare[0].length >= size) {
+                    bytes = spare[0];
+                    spare[0] = null;
+                    return;
+                }
+            }
+            bytes = Arrays.copyOf(bytes, Math.max(size, 2 * bytes.length));
+        }
+
+        /** Forgets the bytes: zeroed, the array goes back to the thread if it is worth keeping. */
         void clear() {
+            if (bytes == NONE) return;
+            Arrays.fill(bytes, 0, length, (byte) 0);
+            if (bytes.length <= KEPT) {
+                byte[][] spare = SPARE.get();
+                if (spare[0] == null || spare[0].length < bytes.length) spare[0] = bytes;
+            }
             bytes = NONE;
             length = 0;
         }
