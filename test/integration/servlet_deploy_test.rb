@@ -69,6 +69,7 @@ class ServletDeployTest < Minitest::Test
     assert_equal bodies.size, bodies.map { |body| body["uuid"] }.uniq.size, "duplicate uuids"
     refute bodies.any? { |body| body["rsa_verified"] != true }, "an RSA signature did not verify"
     refute bodies.any? { |body| body["ec_verified"] != true }, "an ECDSA signature did not verify"
+    refute bodies.any? { |body| body["aes_round_trip"] != true }, "an AES-GCM message did not decrypt"
     assert bodies.all? { |body| body["fast_random"] && body["jruby"] == JRUBY_VERSION }, "not fast_random on JRuby #{JRUBY_VERSION}"
   end
 

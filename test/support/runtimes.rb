@@ -47,7 +47,8 @@ REPORT = <<~RUBY
   }.to_json
 RUBY
 
-# Work a Rails request does: uuids, an RSA signature, an EC verification.
+# Work a Rails request does: uuids, an RSA signature, an EC verification,
+# an AES-GCM round trip (whose JDK cipher the thread keeps for its next one).
 WORK = <<~RUBY
   require "fast_random"
   require "openssl"
@@ -57,6 +58,12 @@ WORK = <<~RUBY
   raise "RSA signature does not verify" unless rsa.public_key.verify("SHA256", rsa.sign("SHA256", "message"), "message")
   ec = OpenSSL::PKey::EC.new(EC_PEM)
   raise "EC signature does not verify" unless ec.dsa_verify_asn1("d" * 32, ec.dsa_sign_asn1("d" * 32))
+  aes = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+  aes.key = key = aes.random_key
+  aes.iv = iv = aes.random_iv
+  sealed = aes.update("cookie") + aes.final
+  opened = OpenSSL::Cipher.new("aes-256-gcm").decrypt.tap { |c| c.key = key; c.iv = iv; c.auth_tag = aes.auth_tag }
+  raise "AES-GCM round trip" unless opened.update(sealed) + opened.final == "cookie"
 RUBY
 
 def keys_prelude

@@ -26,6 +26,24 @@ RSA_PUBLIC = OpenSSL::PKey::RSA.new(RSA_KEY.public_to_pem)
 EC_KEY = OpenSSL::PKey::EC.generate("prime256v1")
 EC_PUBLIC = OpenSSL::PKey::EC.new(EC_KEY.public_to_der)
 EC_SIGNATURE = EC_KEY.sign("SHA256", MESSAGE)
+AES_KEY = OpenSSL::Random.random_bytes(32)
+
+# An AES-GCM round trip as Rails' MessageEncryptor does it (a new cipher per
+# message, a random IV): the JDK ciphers fast_random keeps per thread live
+# in the container's threads, past an undeploy.
+def aes_round_trip(message)
+  encryptor = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+  encryptor.key = AES_KEY
+  iv = encryptor.random_iv
+  encryptor.auth_data = "servlet"
+  ciphertext = encryptor.update(message) + encryptor.final
+  decryptor = OpenSSL::Cipher.new("aes-256-gcm").decrypt
+  decryptor.key = AES_KEY
+  decryptor.iv = iv
+  decryptor.auth_tag = encryptor.auth_tag
+  decryptor.auth_data = "servlet"
+  decryptor.update(ciphertext) + decryptor.final == message
+end
 
 # The class loader of fast_random's Java classes in this runtime (on stock
 # JRuby, the runtime's own JRubyClassLoader), noted by weak reference in the
@@ -72,6 +90,7 @@ run lambda { |env|
     "uuid" => SecureRandom.uuid,
     "rsa_verified" => RSA_PUBLIC.verify("SHA256", rsa_signature, message),
     "ec_verified" => EC_PUBLIC.verify("SHA256", EC_SIGNATURE, MESSAGE),
+    "aes_round_trip" => aes_round_trip(message),
     "fast_random" => !FAST_RANDOM_LIB.empty?,
     "jruby" => JRUBY_VERSION,
     "runtime" => identity(JRuby.runtime),

@@ -87,7 +87,10 @@ public final class AesCipher extends CipherSpi {
     private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static volatile Provider jdkProvider;
     /** A spare JDK cipher per mode, per thread: getting one from the JDK costs about as much as a short message. */
-    private static final ThreadLocal<JdkCipher[]> SPARES = ThreadLocal.withInitial(() -> new JdkCipher[Mode.values().length]);
+    // Its values hold JDK classes only (no class of ours, whose loader a
+    // container's long-lived thread would then keep past an undeploy): per
+    // mode, the cipher and the GCM key and nonce it last encrypted with.
+    private static final ThreadLocal<Object[]> SPARES = ThreadLocal.withInitial(() -> new Object[3 * Mode.values().length]);
     /** Tests: a JDK call whose step ("cipher", "init", "aad", "update", "final") it accepts fails. */
     private static volatile Predicate<String> faults;
 
@@ -480,9 +483,7 @@ public final class AesCipher extends CipherSpi {
         boolean gcmEncryption = mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
         byte[] nonce = gcmEncryption ? ((GCMParameterSpec) spec).getIV() : null;
         if (jdk == null) {
-            JdkCipher[] spares = SPARES.get();
-            jdk = spares[mode.ordinal()];
-            spares[mode.ordinal()] = null;
+            jdk = JdkCipher.takeSpare(mode);
         }
         // The JDK refuses to encrypt again with the key and nonce its GCM cipher last encrypted with (an exception,
         // slow); BouncyCastle's rule, checked at init, is another: that cipher is not for this message.
@@ -517,6 +518,29 @@ public final class AesCipher extends CipherSpi {
         void encrypting(Key key, byte[] nonce) {
             this.key = ((SecretKeySpec) key).getEncoded();
             this.nonce = nonce;
+        }
+
+        /** The thread's spare cipher for {@code mode}, taken, or null. */
+        static JdkCipher takeSpare(Mode mode) {
+            Object[] spares = SPARES.get();
+            int at = 3 * mode.ordinal();
+            if (spares[at] == null) return null;
+            JdkCipher spare = new JdkCipher((Cipher) spares[at]);
+            spare.key = (byte[]) spares[at + 1];
+            spare.nonce = (byte[]) spares[at + 2];
+            Arrays.fill(spares, at, at + 3, null);
+            return spare;
+        }
+
+        /** Keeps this cipher as the thread's spare for {@code mode}, unless it has one. */
+        boolean keepAsSpare(Mode mode) {
+            Object[] spares = SPARES.get();
+            int at = 3 * mode.ordinal();
+            if (spares[at] != null) return false;
+            spares[at] = cipher;
+            spares[at + 1] = key;
+            spares[at + 2] = nonce;
+            return true;
         }
     }
 
@@ -598,11 +622,7 @@ public final class AesCipher extends CipherSpi {
         boolean gcmEncryption = mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
         if (jdk != null) {
             // The JDK's cipher waits for this thread's next message, which will init it.
-            JdkCipher[] spares = SPARES.get();
-            if (spares[mode.ordinal()] == null) {
-                spares[mode.ordinal()] = jdk;
-                jdk = null;
-            }
+            if (jdk.keepAsSpare(mode)) jdk = null;
         }
         resetMessage();
         spent = gcmEncryption;
