@@ -65,18 +65,67 @@ class AesEngineTest < Minitest::Test
     end
   end
 
+  # On the JDK path and on BouncyCastle's (a 16-byte IV, an 8-byte tag).
   def test_gcm_releases_no_plaintext_before_the_tag_is_verified
-    ct, tag = encrypt("aes-256-gcm", "secret " * 40)
-    bad = tag.dup
-    bad.setbyte(15, bad.getbyte(15) ^ 0x80)
-    dec = OpenSSL::Cipher.new("aes-256-gcm").decrypt
-    dec.key = KEY
-    dec.iv = "i" * 12
-    dec.auth_tag = bad
-    released = ct.bytes.each_slice(64).map { |slice| dec.update(slice.pack("C*")) }.join
-    assert_equal "", released
-    error = assert_raises(OpenSSL::Cipher::CipherError) { dec.final }
-    assert_equal "mac check in GCM failed", error.message
+    [[12, 16], [16, 16], [12, 8]].each do |iv_len, tag_len|
+      setup = ->(c) { c.iv_len = iv_len; c.auth_tag_len = tag_len }
+      iv = "i" * iv_len
+      ct, tag = encrypt("aes-256-gcm", "secret " * 40, iv: iv, &setup)
+      bad = tag.dup
+      bad.setbyte(0, bad.getbyte(0) ^ 0x80)
+      [tag, bad].each do |given|
+        dec = OpenSSL::Cipher.new("aes-256-gcm").decrypt
+        setup.(dec)
+        dec.key = KEY
+        dec.iv = iv
+        dec.auth_tag = given
+        released = ct.bytes.each_slice(64).map { |slice| dec.update(slice.pack("C*")) }.join
+        assert_equal "", released, "IV #{iv_len}, tag #{tag_len}: plaintext before the final"
+        if given == tag
+          assert_equal "secret " * 40, dec.final
+        else
+          error = assert_raises(OpenSSL::Cipher::CipherError) { dec.final }
+          assert_equal "mac check in GCM failed", error.message
+        end
+      end
+    end
+  end
+
+  # javax.crypto's contract, for Java callers of jruby-openssl's provider:
+  # a ShortBufferException leaves the input untaken (a retry gives the same
+  # bytes); wrap mode works; a cipher whose message ran on BouncyCastle
+  # keeps its key and IV for the next one without a new init.
+  def test_java_callers_get_bouncy_castle_s_contract
+    outcomes = [true, false].map do |ours|
+      ours ? FastRandom::AES.install : FastRandom::AES.uninstall
+      provider = Java::OrgJrubyExtOpenssl::SecurityHelper.getSecurityProvider
+      key = javax.crypto.spec.SecretKeySpec.new(KEY.to_java_bytes, "AES")
+      iv = javax.crypto.spec.IvParameterSpec.new(("v" * 16).to_java_bytes)
+      ctr = javax.crypto.Cipher.getInstance("AES/CTR/NoPadding", provider)
+      ctr.init(1, key, iv)
+      short = Java::byte[8].new
+      refused = begin
+        ctr.update(("m" * 40).to_java_bytes, 0, 40, short, 0)
+      rescue Java::JavaxCrypto::ShortBufferException => e
+        e.message
+      end
+      room = Java::byte[64].new
+      written = ctr.update(("m" * 40).to_java_bytes, 0, 40, room, 0)
+      wrapper = javax.crypto.Cipher.getInstance("AES/CBC/PKCS5Padding", provider)
+      wrapper.init(javax.crypto.Cipher::WRAP_MODE, key, iv)
+      wrapped = String.from_java_bytes(wrapper.wrap(javax.crypto.spec.SecretKeySpec.new(("w" * 16).to_java_bytes, "AES")))
+      gcm = javax.crypto.Cipher.getInstance("AES/GCM/NoPadding", provider)
+      gcm.init(2, key, javax.crypto.spec.GCMParameterSpec.new(128, ("n" * 16).to_java_bytes)) # BouncyCastle's (16-byte nonce)
+      enc = javax.crypto.Cipher.getInstance("AES/GCM/NoPadding", provider)
+      enc.init(1, key, javax.crypto.spec.GCMParameterSpec.new(128, ("n" * 16).to_java_bytes))
+      sealed = enc.doFinal(("p" * 40).to_java_bytes)
+      twice = 2.times.map { String.from_java_bytes(gcm.doFinal(sealed)) }
+      [refused, written, String.from_java_bytes(room)[0, written], wrapped, twice, String.from_java_bytes(gcm.getIV)]
+    end
+    assert_equal outcomes.last, outcomes.first
+    assert_equal ["p" * 40] * 2, outcomes.first[4]
+  ensure
+    FastRandom::AES.install
   end
 
   def test_uninstall_gives_jruby_openssl_its_own_ciphers_back

@@ -116,6 +116,8 @@ public final class AesCipher extends CipherSpi {
     /** The message's AAD and data so far (for BouncyCastle, should it finish the message; GCM decryption's until its final). */
     private final Buffer aad = new Buffer();
     private final Buffer data = new Buffer();
+    /** GCM decryption on BouncyCastle: the plaintext its updates gave, released at a final that verifies the tag. */
+    private final Buffer unverified = new Buffer();
     private long dataLength;
     /** Data held back from the JDK as BouncyCastle holds it back (up to two blocks). */
     private final byte[] pending = new byte[2 * BLOCK];
@@ -265,6 +267,7 @@ public final class AesCipher extends CipherSpi {
         spent = false;
         aad.clear();
         data.clear();
+        unverified.clear();
         dataLength = 0;
         pendingLength = 0;
     }
@@ -280,15 +283,7 @@ public final class AesCipher extends CipherSpi {
                 // call (which takes late AAD as if it came first).
                 moveToBouncyCastle(data.length, null);
             } else {
-                aad.append(src, offset, len, 0);
-                if (jdkStarted) {
-                    try {
-                        step("aad");
-                        jdk.cipher.updateAAD(src, offset, len);
-                    } catch (RuntimeException e) {
-                        moveToBouncyCastle(data.length, e); // with this AAD
-                    }
-                }
+                aad.append(src, offset, len, 0); // for the JDK when the message's data starts
                 return;
             }
         }
@@ -308,9 +303,14 @@ public final class AesCipher extends CipherSpi {
             checkInitialized();
             if (spent) moveToBouncyCastle(0, null);
         }
-        if (onBouncyCastle != null) return onBouncyCastle.update(in, offset, len);
+        boolean gcmDecryption = gcmDecryption();
+        if (onBouncyCastle != null) {
+            byte[] out = onBouncyCastle.update(in, offset, len);
+            if (!gcmDecryption || out == null) return out;
+            unverified.append(out, 0, out.length, 0); // BouncyCastle's plaintext, held until its tag is verified
+            return new byte[0];
+        }
         if (len == 0) return null;
-        boolean gcmDecryption = mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE;
         data.append(in, offset, len, gcmDecryption ? tagLength() : 0); // room for the tag, given at the final
         long before = dataLength;
         dataLength += len;
@@ -329,6 +329,9 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected int engineUpdate(byte[] in, int offset, int len, byte[] out, int outOffset) throws ShortBufferException {
+        if (onBouncyCastle != null && !gcmDecryption()) return onBouncyCastle.update(in, offset, len, out, outOffset);
+        // Checked before the input is taken (as BouncyCastle does), so that a caller can retry.
+        if (out.length - outOffset < updateOutputSize(len)) throw new ShortBufferException("output buffer too short for input.");
         return copyOut(engineUpdate(in, offset, len), out, outOffset);
     }
 
@@ -336,6 +339,14 @@ public final class AesCipher extends CipherSpi {
     private long bouncyCastleDecryptOutput(long total) {
         long afterTag = total - tagLength();
         return afterTag <= 0 ? 0 : afterTag - afterTag % BLOCK;
+    }
+
+    /** What an update of {@code len} bytes gives on the JDK path (GCM decryption: nothing). */
+    private int updateOutputSize(int len) {
+        if (gcmDecryption() || onBouncyCastle != null) return 0;
+        long before = dataLength;
+        long after = before + len;
+        return (int) ((after - heldBack(after)) - (before - heldBack(before)));
     }
 
     /** Bytes BouncyCastle holds back after {@code total} bytes of data. */
@@ -374,14 +385,16 @@ public final class AesCipher extends CipherSpi {
         }
         if (onBouncyCastle != null) {
             try {
-                return in == null ? onBouncyCastle.doFinal() : onBouncyCastle.doFinal(in, offset, len);
+                byte[] out = in == null ? onBouncyCastle.doFinal() : onBouncyCastle.doFinal(in, offset, len);
+                if (gcmDecryption() && unverified.length > 0) out = concat(Arrays.copyOf(unverified.bytes, unverified.length), out);
+                finishedOnBouncyCastle();
+                return out;
             } finally {
                 BOUNCY_CASTLE_MESSAGES.increment();
-                finished();
             }
         }
         if (len > 0) {
-            if (mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE) {
+            if (gcmDecryption()) {
                 data.append(in, offset, len, 0);
                 dataLength += len;
             } else {
@@ -403,14 +416,43 @@ public final class AesCipher extends CipherSpi {
             return out;
         }
         // The JDK path refuses (or failed): BouncyCastle decides, from the whole message.
+        Cipher cipher = null;
         try {
-            byte[] answer = bouncyCastleFinal();
+            cipher = bouncyCastleReplay(gcmDecryption() ? 0 : data.length);
+            byte[] answer;
+            if (gcmDecryption()) {
+                byte[] plaintext = data.length > 0 ? cipher.update(data.bytes, 0, data.length) : null; // kept until the tag is verified
+                answer = concat(plaintext, cipher.doFinal());
+            } else {
+                answer = cipher.doFinal();
+            }
             if (failure != null) fault(failure);
+            finished();
             return answer;
         } catch (GeneralSecurityException e) {
+            if (gcmDecryption() && cipher != null) {
+                // BouncyCastle's GCM does not reset after a wrong tag, and stock's cipher stays so until its next
+                // init: so does this one, on the cipher that refused.
+                resetMessage();
+                onBouncyCastle = cipher;
+            } else {
+                finished();
+            }
             throw asFinalException(e);
         } finally {
             BOUNCY_CASTLE_MESSAGES.increment();
+        }
+    }
+
+    /**
+     * After a final on BouncyCastle: this cipher's own BouncyCastle cipher,
+     * reset by its final, takes the next message too (its init was one the
+     * JDK path does not take); a cipher that finished a JDK message is done.
+     */
+    private void finishedOnBouncyCastle() {
+        if (onBouncyCastle == bouncyCastleCipher && bouncyCastleCurrent) {
+            unverified.clear();
+        } else {
             finished();
         }
     }
@@ -418,6 +460,7 @@ public final class AesCipher extends CipherSpi {
     @Override
     protected int engineDoFinal(byte[] in, int offset, int len, byte[] out, int outOffset)
             throws ShortBufferException, IllegalBlockSizeException, BadPaddingException {
+        checkRoom(out, outOffset, len);
         return copyOut(engineDoFinal(in, offset, len), out, outOffset);
     }
 
@@ -577,17 +620,6 @@ public final class AesCipher extends CipherSpi {
     }
 
     /**
-     * The message's output from a new BouncyCastle cipher: what its final
-     * gives, and for GCM decryption (which released nothing) all of it.
-     */
-    private byte[] bouncyCastleFinal() throws GeneralSecurityException {
-        if (mode != Mode.GCM || opmode != Cipher.DECRYPT_MODE) return bouncyCastleReplay(data.length).doFinal();
-        Cipher cipher = bouncyCastleReplay(0);
-        byte[] plaintext = data.length > 0 ? cipher.update(data.bytes, 0, data.length) : null; // kept until the tag is verified
-        return concat(plaintext, cipher.doFinal());
-    }
-
-    /**
      * The rest of the message goes to BouncyCastle, given its AAD and first
      * {@code dataBytes} bytes of data; {@code fault}: the JDK call that failed, if one did.
      */
@@ -614,6 +646,10 @@ public final class AesCipher extends CipherSpi {
         if (failing != null && failing.test(name)) throw new ProviderException("injected failure of the JDK's AES at " + name);
     }
 
+    private boolean gcmDecryption() {
+        return mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE;
+    }
+
     private int tagLength() {
         return ((GCMParameterSpec) spec).getTLen() / 8;
     }
@@ -636,7 +672,7 @@ public final class AesCipher extends CipherSpi {
     private static final class Buffer {
         private static final byte[] NONE = new byte[0];
         /** The largest array a thread keeps between messages. */
-        private static final int KEPT = 1 << 20;
+        private static final int KEPT = 1 << 17;
         private static final ThreadLocal<byte[][]> SPARE = ThreadLocal.withInitial(() -> new byte[1][]);
         byte[] bytes = NONE;
         int length;
@@ -692,6 +728,13 @@ public final class AesCipher extends CipherSpi {
         return out;
     }
 
+    /** BouncyCastle's check: room for what the output may be, before anything is done. */
+    private void checkRoom(byte[] out, int outOffset, int inputLen) throws ShortBufferException {
+        if (out == null || out.length - outOffset < engineGetOutputSize(inputLen)) {
+            throw new ShortBufferException("output buffer too short for input.");
+        }
+    }
+
     private static int copyOut(byte[] result, byte[] out, int outOffset) throws ShortBufferException {
         if (result == null) return 0;
         if (out.length - outOffset < result.length) throw new ShortBufferException("output buffer too short for " + result.length + " bytes");
@@ -712,13 +755,34 @@ public final class AesCipher extends CipherSpi {
     }
 
     @Override
+    protected byte[] engineWrap(Key key) throws IllegalBlockSizeException, InvalidKeyException {
+        checkInitialized();
+        if (onBouncyCastle == null) throw new IllegalStateException("Cipher not initialized for wrapping keys");
+        return onBouncyCastle.wrap(key);
+    }
+
+    @Override
+    protected Key engineUnwrap(byte[] wrapped, String algorithm, int type) throws InvalidKeyException, NoSuchAlgorithmException {
+        checkInitialized();
+        if (onBouncyCastle == null) throw new IllegalStateException("Cipher not initialized for unwrapping keys");
+        return onBouncyCastle.unwrap(wrapped, algorithm, type);
+    }
+
+    @Override
+    protected int engineGetKeySize(Key key) throws InvalidKeyException {
+        byte[] encoded = key.getEncoded();
+        if (encoded == null) throw new InvalidKeyException("no encoded form of the key");
+        return encoded.length * 8;
+    }
+
+    @Override
     protected int engineGetBlockSize() {
         return BLOCK;
     }
 
     @Override
     protected int engineGetOutputSize(int inputLen) {
-        if (onBouncyCastle != null) return onBouncyCastle.getOutputSize(inputLen);
+        if (onBouncyCastle != null) return onBouncyCastle.getOutputSize(inputLen) + unverified.length;
         long total = dataLength + inputLen;
         if (mode == Mode.GCM) {
             int tag = spec instanceof GCMParameterSpec ? ((GCMParameterSpec) spec).getTLen() / 8 : BLOCK;
