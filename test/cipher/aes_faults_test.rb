@@ -113,6 +113,53 @@ class AesFaultsTest < Minitest::Test
                  warnings.first)
   end
 
+  # Streaming: CBC and CTR keep one block for BouncyCastle to take over
+  # from, GCM encryption up to 16 MB; so a long stream runs in a small heap,
+  # as stock's does, and a JDK failure past 16 MB of a GCM encryption is a
+  # CipherError, with no wrong byte given out and the next message fine.
+  def test_streams_run_in_bounded_memory_and_a_late_gcm_failure_raises
+    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx160m" })
+      require "fast_random"
+      require "openssl"
+      aes = Java::FastrandomCipher::AesCipher
+      chunk = "s" * (1 << 20)
+      report = {}
+      %w[aes-128-ctr aes-256-cbc aes-256-gcm].each do |name|
+        c = OpenSSL::Cipher.new(name).encrypt
+        c.key = "k" * c.key_len
+        c.iv = "i" * c.iv_len
+        total = 0
+        400.times { total += c.update(chunk).bytesize }
+        total += c.final.bytesize
+        report[name] = total
+      end
+      c = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+      c.key = "k" * 32
+      c.iv = "j" * 12
+      20.times { c.update(chunk) }
+      aes.setFaults(->(step) { step == "update" })
+      begin
+        c.update(chunk)
+        report["late failure"] = "no error"
+      rescue OpenSSL::Cipher::CipherError => e
+        report["late failure"] = e.message
+      end
+      aes.setFaults(nil)
+      d = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+      d.key = "k" * 32
+      d.iv = "l" * 12
+      report["next"] = (d.update("next") + d.final).bytesize
+      p report
+    RUBY
+    assert status.success?, err
+    report = eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    assert_equal 400 << 20, report["aes-128-ctr"]
+    assert_equal (400 << 20) + 16, report["aes-256-cbc"]
+    assert_equal 400 << 20, report["aes-256-gcm"]
+    assert_match(/more than 16 MB of this AES-GCM message went to the JDK before its cipher failed/, report["late failure"])
+    assert_equal 4, report["next"]
+  end
+
   private
 
   # What a caller sees: every byte (update outputs joined; GCM decryption

@@ -79,6 +79,11 @@ public final class AesCipher extends CipherSpi {
     }
 
     private static final int BLOCK = 16;
+    /**
+     * The most of a GCM encryption kept for BouncyCastle to take over from
+     * (CBC and CTR keep one block; GCM decryption keeps all, as the JDK does).
+     */
+    private static final int RECORD_LIMIT = 16 << 20;
     private static final String JDK_PROVIDER = "SunJCE";
 
     private static final LongAdder JDK_MESSAGES = new LongAdder();
@@ -119,6 +124,13 @@ public final class AesCipher extends CipherSpi {
     /** GCM decryption on BouncyCastle: the plaintext its updates gave, released at a final that verifies the tag. */
     private final Buffer unverified = new Buffer();
     private long dataLength;
+    /**
+     * CBC: the last ciphertext block the JDK gave (encrypting) or took
+     * (decrypting), where BouncyCastle would go on from; the IV to start.
+     */
+    private final byte[] chain = new byte[BLOCK];
+    /** A GCM encryption past {@link #RECORD_LIMIT}: no longer kept, so a failing JDK call can no longer be handed over. */
+    private boolean unrecorded;
     /** Data held back from the JDK as BouncyCastle holds it back (up to two blocks). */
     private final byte[] pending = new byte[2 * BLOCK];
     private int pendingLength;
@@ -198,11 +210,11 @@ public final class AesCipher extends CipherSpi {
         }
         lastKey = keyBytes.clone();
         lastNonce = nonce;
-        resetMessage();
         this.opmode = opmode;
         // A key of our own: the JDK zeroes the bytes getEncoded gives it, and jruby-openssl's key gives its own.
         this.key = new SecretKeySpec(keyBytes, "AES");
         this.spec = params;
+        resetMessage();
         initialized = true;
     }
 
@@ -270,6 +282,8 @@ public final class AesCipher extends CipherSpi {
         unverified.clear();
         dataLength = 0;
         pendingLength = 0;
+        unrecorded = false;
+        if (mode != Mode.GCM && spec instanceof IvParameterSpec) System.arraycopy(((IvParameterSpec) spec).getIV(), 0, chain, 0, BLOCK);
     }
 
     // --- update ---
@@ -311,7 +325,16 @@ public final class AesCipher extends CipherSpi {
             return new byte[0];
         }
         if (len == 0) return null;
-        data.append(in, offset, len, gcmDecryption ? tagLength() : 0); // room for the tag, given at the final
+        if (gcmDecryption) {
+            data.append(in, offset, len, tagLength()); // room for the tag, given at the final
+        } else if (mode == Mode.GCM && !unrecorded) {
+            if (data.length + (long) len <= RECORD_LIMIT) {
+                data.append(in, offset, len, 0);
+            } else {
+                data.clear();
+                unrecorded = true;
+            }
+        }
         long before = dataLength;
         dataLength += len;
         if (gcmDecryption) {
@@ -322,6 +345,7 @@ public final class AesCipher extends CipherSpi {
         try {
             return jdkUpdate(in, offset, len, before);
         } catch (GeneralSecurityException | RuntimeException e) {
+            dataLength = before; // where the JDK stopped
             moveToBouncyCastle(before, e); // all but this input, given next
             return onBouncyCastle.update(in, offset, len);
         }
@@ -370,6 +394,17 @@ public final class AesCipher extends CipherSpi {
         int written = jdk.cipher.update(pending, 0, pendingLength, out, 0);
         written += jdk.cipher.update(in, offset, fromInput, out, written);
         if (written != outLength) throw new ProviderException("the JDK gave " + written + " bytes for " + outLength);
+        if (mode == Mode.CBC || mode == Mode.CBC_NO_PADDING) {
+            if (opmode == Cipher.ENCRYPT_MODE) {
+                System.arraycopy(out, outLength - BLOCK, chain, 0, BLOCK);
+            } else if (fromInput >= BLOCK) {
+                System.arraycopy(in, offset + fromInput - BLOCK, chain, 0, BLOCK);
+            } else { // the last block the JDK took began in pending
+                int fromPending = BLOCK - fromInput;
+                System.arraycopy(pending, pendingLength - fromPending, chain, 0, fromPending);
+                System.arraycopy(in, offset, chain, fromPending, fromInput);
+            }
+        }
         pendingLength = len - fromInput;
         System.arraycopy(in, offset + fromInput, pending, 0, pendingLength);
         return out;
@@ -429,6 +464,9 @@ public final class AesCipher extends CipherSpi {
             if (failure != null) fault(failure);
             finished();
             return answer;
+        } catch (RuntimeException e) {
+            finished();
+            throw e;
         } catch (GeneralSecurityException e) {
             if (gcmDecryption() && cipher != null) {
                 // BouncyCastle's GCM does not reset after a wrong tag, and stock's cipher stays so until its next
@@ -606,17 +644,40 @@ public final class AesCipher extends CipherSpi {
     }
 
     /**
-     * A new BouncyCastle cipher given the message's AAD and its first
-     * {@code dataBytes} bytes of data (BouncyCastle's output for them is
-     * what was released; its GCM takes AAD given late as if it came first).
+     * A new BouncyCastle cipher where the message is: for GCM, given its
+     * AAD and its first {@code dataBytes} bytes of data (its GCM takes AAD
+     * given late as if it came first); for CBC and CTR, started where the
+     * JDK is (the last block, the counter) and given the bytes held back.
+     * What it gives for them was released already.
      */
     private Cipher bouncyCastleReplay(long dataBytes) throws GeneralSecurityException {
         Cipher cipher = newBouncyCastle();
+        if (mode != Mode.GCM) {
+            cipher.init(opmode, key, new IvParameterSpec(mode == Mode.CTR ? counterAfter(dataLength - pendingLength) : chain));
+            if (pendingLength > 0) cipher.update(pending, 0, pendingLength);
+            return cipher;
+        }
+        if (unrecorded && dataBytes > 0) {
+            throw new ProviderException("more than " + (RECORD_LIMIT >> 20) + " MB of this AES-GCM message went to the JDK"
+                    + " before its cipher failed, too much to keep for jruby-openssl's BouncyCastle to finish it");
+        }
         cipher.init(opmode, key, spec);
         if (aad.length > 0) cipher.updateAAD(aad.bytes, 0, aad.length);
         if (dataBytes > 0) cipher.update(data.bytes, 0, (int) dataBytes);
         if (spent) cipher.doFinal();
         return cipher;
+    }
+
+    /** CTR's counter block after {@code bytes} (whole blocks) of the message: the IV plus their number, big-endian. */
+    private byte[] counterAfter(long bytes) {
+        byte[] counter = ((IvParameterSpec) spec).getIV();
+        long carry = bytes / BLOCK;
+        for (int i = BLOCK - 1; i >= 0 && carry != 0; i--) {
+            long sum = (counter[i] & 0xff) + (carry & 0xff);
+            counter[i] = (byte) sum;
+            carry = (carry >>> 8) + (sum >>> 8);
+        }
+        return counter;
     }
 
     /**
