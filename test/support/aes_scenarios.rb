@@ -108,6 +108,13 @@ module AesScenarios
 
     private
 
+    # Yields each cipher's name ("aes-128-gcm"), key size and mode.
+    def each_cipher(modes = MODES)
+      BITS.each do |bits|
+        modes.each { |mode| yield "aes-#{bits}-#{mode}", bits, mode }
+      end
+    end
+
     def add(name, steps, **flags)
       cipher = steps.first
       gcm = cipher.first == :new ? cipher[1].downcase.include?("gcm") : cipher.last.to_s.casecmp?("gcm")
@@ -324,38 +331,35 @@ module AesScenarios
 
     # What key=, iv=, key_len= and iv_len= raise, or quietly do.
     def key_and_iv_errors
-      BITS.each do |bits|
-        MODES.each do |mode|
-          name = "aes-#{bits}-#{mode}"
-          k = key(bits)
-          i = iv(mode)
-          data = bytes(40)
-          tail = [[:update, data], [:final]]
-          tail << [:auth_tag] if mode == "gcm"
-          add("#{name} key one byte short", [[:new, name], [:encrypt], [:key, k[0...-1]], [:iv, i]] + tail)
-          add("#{name} key one byte long", [[:new, name], [:encrypt], [:key, k + "x"], [:iv, i]] + tail)
-          add("#{name} empty key", [[:new, name], [:encrypt], [:key, ""], [:iv, i]] + tail)
-          add("#{name} IV one byte short", [[:new, name], [:encrypt], [:key, k], [:iv, i[0...-1]]] + tail)
-          add("#{name} IV one byte long", [[:new, name], [:encrypt], [:key, k], [:iv, i + "x"]] + tail)
-          add("#{name} no key", [[:new, name], [:encrypt], [:iv, i]] + tail)
-          add("#{name} no key, final only", [[:new, name], [:decrypt], [:iv, i], [:final]])
-          add("#{name} no IV", [[:new, name], [:encrypt], [:key, k]] + tail)
-          add("#{name} update with empty data", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, ""], [:final]])
-          add("#{name} update with nil", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, nil], [:final]])
-          add("#{name} key nil", [[:new, name], [:encrypt], [:key, nil]])
-          [16, 24, 32, 17, 8, 0].each do |len|
-            add("#{name} key_len = #{len}", [[:new, name], [:encrypt], [:key_len, len], [:key, bytes([len, 0].max)], [:iv, i], [:info]] + tail)
-          end
-          next if mode == "gcm"
-
-          [8, 12, 15, 17, 0].each do |len|
-            add("#{name} iv_len = #{len}", [[:new, name], [:decrypt], [:iv_len, len], [:key, k], [:iv, bytes(len)], [:info]] + tail)
-          end
-          add("#{name} auth_data =", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:auth_data, "x"]] + tail)
-          add("#{name} auth_tag", [[:new, name], [:encrypt], [:key, k], [:iv, i]] + tail + [[:auth_tag]])
-          add("#{name} auth_tag =", [[:new, name], [:decrypt], [:key, k], [:iv, i], [:set_auth_tag, bytes(16)]] + tail)
-          add("#{name} auth_tag_len =", [[:new, name], [:encrypt], [:auth_tag_len, 12], [:key, k], [:iv, i]] + tail)
+      each_cipher do |name, bits, mode|
+        k = key(bits)
+        i = iv(mode)
+        data = bytes(40)
+        tail = [[:update, data], [:final]]
+        tail << [:auth_tag] if mode == "gcm"
+        add("#{name} key one byte short", [[:new, name], [:encrypt], [:key, k[0...-1]], [:iv, i]] + tail)
+        add("#{name} key one byte long", [[:new, name], [:encrypt], [:key, k + "x"], [:iv, i]] + tail)
+        add("#{name} empty key", [[:new, name], [:encrypt], [:key, ""], [:iv, i]] + tail)
+        add("#{name} IV one byte short", [[:new, name], [:encrypt], [:key, k], [:iv, i[0...-1]]] + tail)
+        add("#{name} IV one byte long", [[:new, name], [:encrypt], [:key, k], [:iv, i + "x"]] + tail)
+        add("#{name} no key", [[:new, name], [:encrypt], [:iv, i]] + tail)
+        add("#{name} no key, final only", [[:new, name], [:decrypt], [:iv, i], [:final]])
+        add("#{name} no IV", [[:new, name], [:encrypt], [:key, k]] + tail)
+        add("#{name} update with empty data", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, ""], [:final]])
+        add("#{name} update with nil", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, nil], [:final]])
+        add("#{name} key nil", [[:new, name], [:encrypt], [:key, nil]])
+        [16, 24, 32, 17, 8, 0].each do |len|
+          add("#{name} key_len = #{len}", [[:new, name], [:encrypt], [:key_len, len], [:key, bytes([len, 0].max)], [:iv, i], [:info]] + tail)
         end
+        next if mode == "gcm"
+
+        [8, 12, 15, 17, 0].each do |len|
+          add("#{name} iv_len = #{len}", [[:new, name], [:decrypt], [:iv_len, len], [:key, k], [:iv, bytes(len)], [:info]] + tail)
+        end
+        add("#{name} auth_data =", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:auth_data, "x"]] + tail)
+        add("#{name} auth_tag", [[:new, name], [:encrypt], [:key, k], [:iv, i]] + tail + [[:auth_tag]])
+        add("#{name} auth_tag =", [[:new, name], [:decrypt], [:key, k], [:iv, i], [:set_auth_tag, bytes(16)]] + tail)
+        add("#{name} auth_tag_len =", [[:new, name], [:encrypt], [:auth_tag_len, 12], [:key, k], [:iv, i]] + tail)
       end
     end
 
@@ -411,97 +415,85 @@ module AesScenarios
     end
 
     def resets
-      BITS.each do |bits|
-        MODES.each do |mode|
-          name = "aes-#{bits}-#{mode}"
-          k = key(bits)
-          i = iv(mode)
-          data = bytes(50)
-          %i[encrypt decrypt].each do |dir|
-            input = if dir == :decrypt && mode != "ctr"
-                      AesScenarios.reference(mode, k, i, data).first
-                    else
-                      data
-                    end
-            steps = [[:new, name], [dir], [:key, k], [:iv, i]]
-            steps << [:set_auth_tag, AesScenarios.reference(mode, k, i, data).last] if dir == :decrypt && mode == "gcm"
-            steps += [[:update, input[0, 20]], [:reset], [:update, input], [:final]]
-            steps << [:auth_tag] if dir == :encrypt && mode == "gcm"
-            add("#{name} #{dir}, reset after an update", steps)
-            tag = steps[4] if steps[4][0] == :set_auth_tag
-            add("#{name} #{dir}, reset after final",
-                [[:new, name], [dir], [:key, k], [:iv, i], tag, [:update, input], [:final], [:reset], [:update, input], [:final]].compact)
-          end
-          add("#{name} reset before the key", [[:new, name], [:encrypt], [:reset], [:key, k], [:iv, i], [:update, data], [:final]])
-          add("#{name} reset before the IV", [[:new, name], [:encrypt], [:key, k], [:reset], [:iv, i], [:update, data], [:final]])
+      each_cipher do |name, bits, mode|
+        k = key(bits)
+        i = iv(mode)
+        data = bytes(50)
+        %i[encrypt decrypt].each do |dir|
+          input = if dir == :decrypt && mode != "ctr"
+                    AesScenarios.reference(mode, k, i, data).first
+                  else
+                    data
+                  end
+          steps = [[:new, name], [dir], [:key, k], [:iv, i]]
+          steps << [:set_auth_tag, AesScenarios.reference(mode, k, i, data).last] if dir == :decrypt && mode == "gcm"
+          steps += [[:update, input[0, 20]], [:reset], [:update, input], [:final]]
+          steps << [:auth_tag] if dir == :encrypt && mode == "gcm"
+          add("#{name} #{dir}, reset after an update", steps)
+          tag = steps[4] if steps[4][0] == :set_auth_tag
+          add("#{name} #{dir}, reset after final",
+              [[:new, name], [dir], [:key, k], [:iv, i], tag, [:update, input], [:final], [:reset], [:update, input], [:final]].compact)
         end
+        add("#{name} reset before the key", [[:new, name], [:encrypt], [:reset], [:key, k], [:iv, i], [:update, data], [:final]])
+        add("#{name} reset before the IV", [[:new, name], [:encrypt], [:key, k], [:reset], [:iv, i], [:update, data], [:final]])
       end
     end
 
     # random_key and random_iv: only lengths can be compared.
     def random_keys_and_ivs
-      BITS.each do |bits|
-        MODES.each do |mode|
-          name = "aes-#{bits}-#{mode}"
-          add("#{name} random_key, random_iv",
-              [[:new, name], [:encrypt], [:random_key], [:random_iv], [:update, bytes(100)], [:final], [:info]], lengths_only: true)
-          add("#{name} random_iv before random_key, then decrypt",
-              [[:new, name], [:decrypt], [:random_iv], [:random_key], [:update, bytes(64)], [:final]], lengths_only: true)
-        end
+      each_cipher do |name, bits, mode|
+        add("#{name} random_key, random_iv",
+            [[:new, name], [:encrypt], [:random_key], [:random_iv], [:update, bytes(100)], [:final], [:info]], lengths_only: true)
+        add("#{name} random_iv before random_key, then decrypt",
+            [[:new, name], [:decrypt], [:random_iv], [:random_key], [:update, bytes(64)], [:final]], lengths_only: true)
       end
     end
 
     # Key and IV before encrypt/decrypt, changed in the middle of a message,
     # and pkcs5_keyivgen.
     def key_and_iv_order
-      BITS.each do |bits|
-        MODES.each do |mode|
-          name = "aes-#{bits}-#{mode}"
-          k = key(bits)
-          i = iv(mode)
-          data = bytes(40)
-          tag = mode == "gcm" ? [[:auth_tag]] : []
-          add("#{name} key and IV before encrypt", [[:new, name], [:key, k], [:iv, i], [:encrypt], [:update, data], [:final]] + tag)
-          add("#{name} key and IV before decrypt, then encrypt",
-              [[:new, name], [:key, k], [:iv, i], [:decrypt], [:encrypt], [:update, data], [:final]] + tag)
-          add("#{name} no encrypt or decrypt call", [[:new, name], [:key, k], [:iv, i], [:update, data], [:final]] + tag)
-          add("#{name} new key in the middle of a message",
-              [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, data], [:key, key(bits)], [:update, data], [:final]] + tag)
-          add("#{name} new IV in the middle of a message",
-              [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, data], [:iv, iv(mode)], [:update, data], [:final]] + tag)
-          add("#{name} new key after a message",
-              [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, data], [:final], [:key, key(bits)], [:iv, i],
-               [:encrypt], [:update, data], [:final]])
-          add("#{name} pkcs5_keyivgen", [[:new, name], [:encrypt], [:pkcs5_keyivgen, "password", "saltsalt"], [:update, data], [:final]] + tag)
-          add("#{name} decrypt, pkcs5_keyivgen without salt",
-              [[:new, name], [:decrypt], [:pkcs5_keyivgen, "password"], [:update, data], [:final]])
-          add("#{name} padding = 0 in the middle of a message",
-              [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, data], [:padding, 0], [:update, data], [:final]])
-        end
+      each_cipher do |name, bits, mode|
+        k = key(bits)
+        i = iv(mode)
+        data = bytes(40)
+        tag = mode == "gcm" ? [[:auth_tag]] : []
+        add("#{name} key and IV before encrypt", [[:new, name], [:key, k], [:iv, i], [:encrypt], [:update, data], [:final]] + tag)
+        add("#{name} key and IV before decrypt, then encrypt",
+            [[:new, name], [:key, k], [:iv, i], [:decrypt], [:encrypt], [:update, data], [:final]] + tag)
+        add("#{name} no encrypt or decrypt call", [[:new, name], [:key, k], [:iv, i], [:update, data], [:final]] + tag)
+        add("#{name} new key in the middle of a message",
+            [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, data], [:key, key(bits)], [:update, data], [:final]] + tag)
+        add("#{name} new IV in the middle of a message",
+            [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, data], [:iv, iv(mode)], [:update, data], [:final]] + tag)
+        add("#{name} new key after a message",
+            [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, data], [:final], [:key, key(bits)], [:iv, i],
+             [:encrypt], [:update, data], [:final]])
+        add("#{name} pkcs5_keyivgen", [[:new, name], [:encrypt], [:pkcs5_keyivgen, "password", "saltsalt"], [:update, data], [:final]] + tag)
+        add("#{name} decrypt, pkcs5_keyivgen without salt",
+            [[:new, name], [:decrypt], [:pkcs5_keyivgen, "password"], [:update, data], [:final]])
+        add("#{name} padding = 0 in the middle of a message",
+            [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update, data], [:padding, 0], [:update, data], [:final]])
       end
     end
 
     # update(data, buffer): empty, holding bytes, frozen, not a String.
     def update_buffers
-      BITS.each do |bits|
-        MODES.each do |mode|
-          name = "aes-#{bits}-#{mode}"
-          k = key(bits)
-          i = iv(mode)
-          data = bytes(70)
-          %i[encrypt decrypt].each do |dir|
-            input = dir == :decrypt && mode == "cbc" ? AesScenarios.reference(mode, k, i, data).first : data
-            start = [[:new, name], [dir], [:key, k], [:iv, i]]
-            start << [:set_auth_tag, AesScenarios.reference(mode, k, i, data).last] if dir == :decrypt && mode == "gcm"
-            add("#{name} #{dir}, update with a buffer",
-                start + [[:update_buffer, input[0, 5], +""], [:update_buffer, input[5, 30], "old contents".b],
-                         [:update_buffer, input[35..], "x" * 100], [:final]])
-          end
-          add("#{name} update with a frozen buffer", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update_buffer, data, "".freeze]])
-          add("#{name} update with a nil buffer", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update_buffer, data, nil]])
-          add("#{name} update with a UTF-8 buffer",
-              [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update_buffer, data, "é".encode("UTF-8")], [:final]])
+      each_cipher do |name, bits, mode|
+        k = key(bits)
+        i = iv(mode)
+        data = bytes(70)
+        %i[encrypt decrypt].each do |dir|
+          input = dir == :decrypt && mode == "cbc" ? AesScenarios.reference(mode, k, i, data).first : data
+          start = [[:new, name], [dir], [:key, k], [:iv, i]]
+          start << [:set_auth_tag, AesScenarios.reference(mode, k, i, data).last] if dir == :decrypt && mode == "gcm"
+          add("#{name} #{dir}, update with a buffer",
+              start + [[:update_buffer, input[0, 5], +""], [:update_buffer, input[5, 30], "old contents".b],
+                       [:update_buffer, input[35..], "x" * 100], [:final]])
         end
+        add("#{name} update with a frozen buffer", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update_buffer, data, "".freeze]])
+        add("#{name} update with a nil buffer", [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update_buffer, data, nil]])
+        add("#{name} update with a UTF-8 buffer",
+            [[:new, name], [:encrypt], [:key, k], [:iv, i], [:update_buffer, data, "é".encode("UTF-8")], [:final]])
       end
     end
 
