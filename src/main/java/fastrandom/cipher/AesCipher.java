@@ -6,6 +6,7 @@ import java.security.GeneralSecurityException;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
 import java.security.Key;
+import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
 import java.security.ProviderException;
@@ -91,10 +92,13 @@ public final class AesCipher extends CipherSpi {
     private static final LongAdder FAULTS = new LongAdder();
     private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static volatile Provider jdkProvider;
-    /** A spare JDK cipher per mode, per thread: getting one from the JDK costs about as much as a short message. */
-    // Its values hold JDK classes only (no class of ours, whose loader a
-    // container's long-lived thread would then keep past an undeploy): per
-    // mode, the cipher and the GCM key and nonce it last encrypted with.
+    /**
+     * A spare JDK cipher per mode, per thread (getting one from the JDK
+     * costs about as much as a short message): per mode, the cipher and the
+     * GCM key and nonce it last encrypted with. JDK classes only, no class
+     * of ours, whose loader a container's long-lived thread would then keep
+     * past an undeploy.
+     */
     private static final ThreadLocal<Object[]> SPARES = ThreadLocal.withInitial(() -> new Object[3 * Mode.values().length]);
     /** Tests: a JDK call whose step ("cipher", "init", "aad", "update", "final") it accepts fails. */
     private static volatile Predicate<String> faults;
@@ -103,12 +107,12 @@ public final class AesCipher extends CipherSpi {
     private final Provider bouncyCastle;
     /** This cipher's JDK cipher, made at its first message. */
     private JdkCipher jdk;
-    /** The message's BouncyCastle cipher while it runs there, else null. */
-    private Cipher onBouncyCastle;
+    /** The BouncyCastle cipher the message runs on, if it does, else null. */
+    private Cipher fallback;
     /** This cipher's own BouncyCastle cipher (for messages outside the JDK path), made when first needed. */
-    private Cipher bouncyCastleCipher;
-    /** Whether the last init went to {@link #bouncyCastleCipher}. */
-    private boolean bouncyCastleCurrent;
+    private Cipher ownBouncyCastle;
+    /** Whether the last init went to {@link #ownBouncyCastle} (which then knows every init since the JDK's last). */
+    private boolean initWentToBouncyCastle;
 
     // The message: parameters as given to init, and its input so far.
     private int opmode;
@@ -123,6 +127,7 @@ public final class AesCipher extends CipherSpi {
     private final Buffer data = new Buffer();
     /** GCM decryption on BouncyCastle: the plaintext its updates gave, released at a final that verifies the tag. */
     private final Buffer unverified = new Buffer();
+    /** The message's data so far, in bytes. */
     private long dataLength;
     /**
      * CBC: the last ciphertext block the JDK gave (encrypting) or took
@@ -139,7 +144,7 @@ public final class AesCipher extends CipherSpi {
     private byte[] lastKey;
     private byte[] lastNonce;
 
-    AesCipher(Mode mode, Provider bouncyCastle) {
+    private AesCipher(Mode mode, Provider bouncyCastle) {
         this.mode = mode;
         this.bouncyCastle = bouncyCastle;
     }
@@ -159,7 +164,7 @@ public final class AesCipher extends CipherSpi {
         return BOUNCY_CASTLE_MESSAGES.sum();
     }
 
-    /** JDK calls that failed where BouncyCastle then succeeded. */
+    /** JDK calls that failed, whose message BouncyCastle then took over (a message it refuses too is no fault). */
     public static long faults() {
         return FAULTS.sum();
     }
@@ -189,19 +194,19 @@ public final class AesCipher extends CipherSpi {
     @Override
     protected void engineInit(int opmode, Key key, AlgorithmParameterSpec params, SecureRandom random)
             throws InvalidKeyException, InvalidAlgorithmParameterException {
-        byte[] nonce = jdkNonce(opmode, key, params);
+        byte[] nonce = jdkPathIv(opmode, key, params);
         if (nonce == null) {
             startOnBouncyCastle(opmode, key, params, null, random);
             return;
         }
         byte[] keyBytes = key.getEncoded();
         initialized = false;
-        if (bouncyCastleCurrent) {
+        if (initWentToBouncyCastle) {
             // The inits before went to BouncyCastle's cipher, which remembers them (failed ones too): it decides.
             bouncyCastle().init(opmode, key, params, random);
-            bouncyCastleCurrent = false;
+            initWentToBouncyCastle = false;
         } else if (mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE
-                && Arrays.equals(nonce, lastNonce) && Arrays.equals(keyBytes, lastKey)) {
+                && Arrays.equals(nonce, lastNonce) && MessageDigest.isEqual(keyBytes, lastKey)) {
             // BouncyCastle refuses to encrypt twice under the key and nonce of the init before: let it say so.
             Cipher cipher = newBouncyCastle();
             cipher.init(opmode, key, params, random);
@@ -222,7 +227,7 @@ public final class AesCipher extends CipherSpi {
      * The IV, when the JDK path takes these parameters (AES key, a 12-byte
      * GCM nonce with a tag of 12 to 16 bytes, or a 16-byte IV), else null.
      */
-    private byte[] jdkNonce(int opmode, Key key, AlgorithmParameterSpec params) {
+    private byte[] jdkPathIv(int opmode, Key key, AlgorithmParameterSpec params) {
         if (opmode != Cipher.ENCRYPT_MODE && opmode != Cipher.DECRYPT_MODE) return null;
         if (!(key instanceof SecretKey) || !"RAW".equalsIgnoreCase(key.getFormat())) return null;
         byte[] encoded = key.getEncoded();
@@ -251,30 +256,30 @@ public final class AesCipher extends CipherSpi {
         resetMessage();
         initialized = false;
         Cipher cipher = bouncyCastle();
-        if (!bouncyCastleCurrent && this.key != null) {
+        if (!initWentToBouncyCastle && this.key != null) {
             try {
                 cipher.init(Cipher.DECRYPT_MODE, this.key, this.spec); // decrypting: no nonce to refuse
             } catch (GeneralSecurityException | RuntimeException e) {
                 // It took these parameters from jruby-openssl before; if not now, the init below says what is wrong.
             }
         }
-        bouncyCastleCurrent = true;
+        initWentToBouncyCastle = true;
         if (spec != null) cipher.init(opmode, key, spec, random);
         else if (params != null) cipher.init(opmode, key, params, random);
         else cipher.init(opmode, key, random);
-        onBouncyCastle = cipher;
+        fallback = cipher;
         this.opmode = opmode;
         initialized = true;
     }
 
     /** This cipher's BouncyCastle cipher, for messages outside the JDK path. */
     private Cipher bouncyCastle() {
-        if (bouncyCastleCipher == null) bouncyCastleCipher = newBouncyCastle();
-        return bouncyCastleCipher;
+        if (ownBouncyCastle == null) ownBouncyCastle = newBouncyCastle();
+        return ownBouncyCastle;
     }
 
     private void resetMessage() {
-        onBouncyCastle = null;
+        fallback = null;
         jdkStarted = false;
         spent = false;
         aad.clear();
@@ -290,7 +295,7 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected void engineUpdateAAD(byte[] src, int offset, int len) {
-        if (onBouncyCastle == null) {
+        if (fallback == null) {
             checkInitialized();
             if (mode != Mode.GCM || spent || (dataLength > 0 && opmode == Cipher.ENCRYPT_MODE)) {
                 // Not an AEAD mode, after the final, or AAD after data (the JDK hashes AAD first): BouncyCastle's
@@ -301,7 +306,7 @@ public final class AesCipher extends CipherSpi {
                 return;
             }
         }
-        onBouncyCastle.updateAAD(src, offset, len);
+        fallback.updateAAD(src, offset, len);
     }
 
     @Override
@@ -313,13 +318,13 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected byte[] engineUpdate(byte[] in, int offset, int len) {
-        if (onBouncyCastle == null) {
+        if (fallback == null) {
             checkInitialized();
             if (spent) moveToBouncyCastle(0, null);
         }
         boolean gcmDecryption = gcmDecryption();
-        if (onBouncyCastle != null) {
-            byte[] out = onBouncyCastle.update(in, offset, len);
+        if (fallback != null) {
+            byte[] out = fallback.update(in, offset, len);
             if (!gcmDecryption || out == null) return out;
             unverified.append(out, 0, out.length, 0); // BouncyCastle's plaintext, held until its tag is verified
             return new byte[0];
@@ -347,13 +352,13 @@ public final class AesCipher extends CipherSpi {
         } catch (GeneralSecurityException | RuntimeException e) {
             dataLength = before; // where the JDK stopped
             moveToBouncyCastle(before, e); // all but this input, given next
-            return onBouncyCastle.update(in, offset, len);
+            return fallback.update(in, offset, len);
         }
     }
 
     @Override
     protected int engineUpdate(byte[] in, int offset, int len, byte[] out, int outOffset) throws ShortBufferException {
-        if (onBouncyCastle != null && !gcmDecryption()) return onBouncyCastle.update(in, offset, len, out, outOffset);
+        if (fallback != null && !gcmDecryption()) return fallback.update(in, offset, len, out, outOffset);
         // Checked before the input is taken (as BouncyCastle does), so that a caller can retry.
         if (out.length - outOffset < updateOutputSize(len)) throw new ShortBufferException("output buffer too short for input.");
         return copyOut(engineUpdate(in, offset, len), out, outOffset);
@@ -367,7 +372,7 @@ public final class AesCipher extends CipherSpi {
 
     /** What an update of {@code len} bytes gives on the JDK path (GCM decryption: nothing). */
     private int updateOutputSize(int len) {
-        if (gcmDecryption() || onBouncyCastle != null) return 0;
+        if (gcmDecryption() || fallback != null) return 0;
         long before = dataLength;
         long after = before + len;
         return (int) ((after - heldBack(after)) - (before - heldBack(before)));
@@ -414,13 +419,13 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected byte[] engineDoFinal(byte[] in, int offset, int len) throws IllegalBlockSizeException, BadPaddingException {
-        if (onBouncyCastle == null) {
+        if (fallback == null) {
             checkInitialized();
             if (spent) moveToBouncyCastle(0, null);
         }
-        if (onBouncyCastle != null) {
+        if (fallback != null) {
             try {
-                byte[] out = in == null ? onBouncyCastle.doFinal() : onBouncyCastle.doFinal(in, offset, len);
+                byte[] out = in == null ? fallback.doFinal() : fallback.doFinal(in, offset, len);
                 if (gcmDecryption() && unverified.length > 0) out = concat(Arrays.copyOf(unverified.bytes, unverified.length), out);
                 finishedOnBouncyCastle();
                 return out;
@@ -472,7 +477,7 @@ public final class AesCipher extends CipherSpi {
                 // BouncyCastle's GCM does not reset after a wrong tag, and stock's cipher stays so until its next
                 // init: so does this one, on the cipher that refused.
                 resetMessage();
-                onBouncyCastle = cipher;
+                fallback = cipher;
             } else {
                 finished();
             }
@@ -488,7 +493,7 @@ public final class AesCipher extends CipherSpi {
      * JDK path does not take); a cipher that finished a JDK message is done.
      */
     private void finishedOnBouncyCastle() {
-        if (onBouncyCastle == bouncyCastleCipher && bouncyCastleCurrent) {
+        if (fallback == ownBouncyCastle && initWentToBouncyCastle) {
             unverified.clear();
         } else {
             finished();
@@ -561,7 +566,7 @@ public final class AesCipher extends CipherSpi {
 
     private void startJdk() throws GeneralSecurityException {
         if (jdkStarted) return;
-        boolean gcmEncryption = mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
+        boolean gcmEncryption = gcmEncryption();
         byte[] nonce = gcmEncryption ? ((GCMParameterSpec) spec).getIV() : null;
         if (jdk == null) {
             jdk = JdkCipher.takeSpare(mode);
@@ -593,7 +598,7 @@ public final class AesCipher extends CipherSpi {
         }
 
         boolean encrypted(Key key, byte[] nonce) {
-            return Arrays.equals(nonce, this.nonce) && Arrays.equals(((SecretKeySpec) key).getEncoded(), this.key);
+            return Arrays.equals(nonce, this.nonce) && MessageDigest.isEqual(((SecretKeySpec) key).getEncoded(), this.key);
         }
 
         void encrypting(Key key, byte[] nonce) {
@@ -687,7 +692,7 @@ public final class AesCipher extends CipherSpi {
     private void moveToBouncyCastle(long dataBytes, Exception fault) {
         jdk = null; // its state is the message's, or broken: not for the next one
         try {
-            onBouncyCastle = bouncyCastleReplay(dataBytes);
+            fallback = bouncyCastleReplay(dataBytes);
         } catch (GeneralSecurityException e) {
             throw new ProviderException("BouncyCastle refused the message it is to finish: " + e.getMessage(), e);
         }
@@ -707,6 +712,10 @@ public final class AesCipher extends CipherSpi {
         if (failing != null && failing.test(name)) throw new ProviderException("injected failure of the JDK's AES at " + name);
     }
 
+    private boolean gcmEncryption() {
+        return mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
+    }
+
     private boolean gcmDecryption() {
         return mode == Mode.GCM && opmode == Cipher.DECRYPT_MODE;
     }
@@ -716,7 +725,7 @@ public final class AesCipher extends CipherSpi {
     }
 
     private void finished() {
-        boolean gcmEncryption = mode == Mode.GCM && opmode == Cipher.ENCRYPT_MODE;
+        boolean gcmEncryption = gcmEncryption();
         if (jdk != null) {
             // The JDK's cipher waits for this thread's next message, which will init it.
             if (jdk.keepAsSpare(mode)) jdk = null;
@@ -818,15 +827,15 @@ public final class AesCipher extends CipherSpi {
     @Override
     protected byte[] engineWrap(Key key) throws IllegalBlockSizeException, InvalidKeyException {
         checkInitialized();
-        if (onBouncyCastle == null) throw new IllegalStateException("Cipher not initialized for wrapping keys");
-        return onBouncyCastle.wrap(key);
+        if (fallback == null) throw new IllegalStateException("Cipher not initialized for wrapping keys");
+        return fallback.wrap(key);
     }
 
     @Override
     protected Key engineUnwrap(byte[] wrapped, String algorithm, int type) throws InvalidKeyException, NoSuchAlgorithmException {
         checkInitialized();
-        if (onBouncyCastle == null) throw new IllegalStateException("Cipher not initialized for unwrapping keys");
-        return onBouncyCastle.unwrap(wrapped, algorithm, type);
+        if (fallback == null) throw new IllegalStateException("Cipher not initialized for unwrapping keys");
+        return fallback.unwrap(wrapped, algorithm, type);
     }
 
     @Override
@@ -843,7 +852,7 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected int engineGetOutputSize(int inputLen) {
-        if (onBouncyCastle != null) return onBouncyCastle.getOutputSize(inputLen) + unverified.length;
+        if (fallback != null) return fallback.getOutputSize(inputLen) + unverified.length;
         long total = dataLength + inputLen;
         if (mode == Mode.GCM) {
             int tag = spec instanceof GCMParameterSpec ? ((GCMParameterSpec) spec).getTLen() / 8 : BLOCK;
@@ -856,7 +865,7 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected byte[] engineGetIV() {
-        if (onBouncyCastle != null) return onBouncyCastle.getIV();
+        if (fallback != null) return fallback.getIV();
         if (spec instanceof GCMParameterSpec) return ((GCMParameterSpec) spec).getIV();
         if (spec instanceof IvParameterSpec) return ((IvParameterSpec) spec).getIV();
         return null;
@@ -864,7 +873,7 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected AlgorithmParameters engineGetParameters() {
-        if (onBouncyCastle != null) return onBouncyCastle.getParameters();
+        if (fallback != null) return fallback.getParameters();
         if (!initialized) return null;
         try {
             // BouncyCastle's, for the same parameters (decrypting: no nonce to refuse).
