@@ -444,8 +444,11 @@ module AesScenarios
       each_cipher do |name, bits, mode|
         add("#{name} random_key, random_iv",
             [[:new, name], [:encrypt], [:random_key], [:random_iv], [:update, bytes(100)], [:final], [:info]], lengths_only: true)
+        # CBC without padding: under a random key, random bytes end in valid
+        # padding about once in 256, so padding's outcome would be chance.
+        unpadded = mode == "cbc" ? [[:padding, 0]] : []
         add("#{name} random_iv before random_key, then decrypt",
-            [[:new, name], [:decrypt], [:random_iv], [:random_key], [:update, bytes(64)], [:final]], lengths_only: true)
+            [[:new, name], [:decrypt], *unpadded, [:random_iv], [:random_key], [:update, bytes(64)], [:final]], lengths_only: true)
       end
     end
 
