@@ -4,8 +4,8 @@
 # random IVs, AES-256-GCM and CBC with a new OpenSSL::Cipher per message (as
 # ActiveSupport::MessageEncryptor makes one), Rails 6.1's MessageEncryptor
 # itself (aes-256-gcm, JSON), PBKDF2 (what Rails 7's KeyGenerator runs at
-# boot) and HMAC. MessageEncryptor runs where Debian's activesupport loads;
-# elsewhere the notes say why.
+# boot), HKDF and HMAC. MessageEncryptor runs where Debian's activesupport
+# loads; elsewhere the notes say why.
 #   ruby bench/crypto.rb
 #   BENCH_VARIANT=fast_random bin/jruby bench/crypto.rb
 require_relative "support/harness"
