@@ -20,8 +20,8 @@ require "json"
 #   bytes and decrypt on MRI, MRI's decrypt on JRuby, and what MRI rejects
 #   JRuby rejects (CipherError on both; the messages differ);
 # - known answers: NIST SP 800-38A (CBC, CTR) and McGrew and Viega's GCM
-#   test cases (test/support/aes_known_answers.rb; ../shared/testdata has
-#   no AES vectors to copy).
+#   test cases, typed into test/support/aes_known_answers.rb with their
+#   sources (the project's shared test data has no AES vectors).
 # Until FastRandom::AES is built, the "fast_random" side is stock again (the
 # harness runs, and proves itself on stock); the tests that need the
 # capability itself skip with that reason.
@@ -44,8 +44,7 @@ class AesTest < Minitest::Test
 
   def aes = self.class.aes
   def ours_label = aes ? "fast_random" : "stock again (#{NOT_BUILT})"
-  def hex(bytes) = bytes.unpack1("H*")
-  def unhex(text) = [text].pack("H*")
+  include MriScript # hex, unhex
 
   def setup
     aes&.install
