@@ -372,8 +372,11 @@ public final class AesCipher extends CipherSpi {
 
     /** What an update of {@code len} bytes gives on the JDK path (GCM decryption: nothing). */
     private int updateOutputSize(int len) {
-        if (gcmDecryption() || fallback != null) return 0;
-        long before = dataLength;
+        return gcmDecryption() || fallback != null ? 0 : releasedBy(dataLength, len);
+    }
+
+    /** The bytes BouncyCastle releases when {@code len} more come after {@code before} (its update output). */
+    private int releasedBy(long before, int len) {
         long after = before + len;
         return (int) ((after - heldBack(after)) - (before - heldBack(before)));
     }
@@ -385,8 +388,7 @@ public final class AesCipher extends CipherSpi {
     }
 
     private byte[] jdkUpdate(byte[] in, int offset, int len, long before) throws GeneralSecurityException {
-        long after = before + len;
-        int outLength = (int) ((after - heldBack(after)) - (before - heldBack(before)));
+        int outLength = releasedBy(before, len);
         if (outLength == 0) {
             System.arraycopy(in, offset, pending, pendingLength, len);
             pendingLength += len;
