@@ -65,7 +65,38 @@ class AesEngineTest < Minitest::Test
     end
   end
 
-  # On the JDK path and on BouncyCastle's (a 16-byte IV, an 8-byte tag).
+  # New Ciphers encrypting under the same key and nonce, one after another
+  # (a fixed IV, as benchmarks and test vectors do): stock takes each, and
+  # so does the JDK path, though the thread's one JDK GCM cipher serves them
+  # all and the JDK refuses its own last key and nonce. A Cipher re-inited
+  # with its own last key and nonce is still refused, as stock refuses it.
+  def test_new_ciphers_under_one_key_and_nonce_stay_on_the_jdk
+    expected = with_stock { 3.times.map { encrypt("aes-256-gcm", "m" * 100) } }
+    before = FastRandom::AES.stats
+    assert_equal expected, 3.times.map { encrypt("aes-256-gcm", "m" * 100) }
+    after = FastRandom::AES.stats
+    assert_equal 3, after[:jdk] - before[:jdk]
+    assert_equal 0, after[:bouncy_castle] - before[:bouncy_castle]
+    assert_equal 0, after[:faults] - before[:faults]
+
+    refusals = [true, false].map do |ours|
+      run = lambda do
+        c = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+        c.key = KEY
+        c.iv = "i" * 12
+        c.update("m") + c.final
+        c.iv = "i" * 12
+        c.update("m") + c.final
+        "taken"
+      rescue OpenSSL::Cipher::CipherError => e
+        e.message
+      end
+      ours ? run.() : with_stock(&run)
+    end
+    assert_equal refusals.last, refusals.first
+    refute_equal "taken", refusals.first
+  end
+
   def test_gcm_releases_no_plaintext_before_the_tag_is_verified
     [[12, 16], [16, 16], [12, 8]].each do |iv_len, tag_len|
       setup = ->(c) { c.iv_len = iv_len; c.auth_tag_len = tag_len }

@@ -573,13 +573,20 @@ public final class AesCipher extends CipherSpi {
         if (jdk == null) {
             jdk = JdkCipher.takeSpare(mode);
         }
-        // The JDK refuses to encrypt again with the key and nonce its GCM cipher last encrypted with (an exception,
-        // slow); BouncyCastle's rule, checked at init, is another: that cipher is not for this message.
-        if (jdk == null || (gcmEncryption && jdk.encrypted(key, nonce))) {
+        if (jdk == null) {
             step("cipher");
             jdk = new JdkCipher(Cipher.getInstance(mode.jdkTransformation, jdkProvider()));
         }
         step("init");
+        if (gcmEncryption && jdk.encrypted(key, nonce)) {
+            // The JDK refuses to encrypt again with the key and nonce its GCM cipher last encrypted with. Its
+            // cipher is the thread's, shared by every Cipher here, where stock refuses only a Cipher's own
+            // repeat (BouncyCastle's rule, checked at init): an init with another nonce, which encrypts
+            // nothing, makes it forget them.
+            byte[] other = nonce.clone();
+            other[0] ^= 1;
+            jdk.cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(BLOCK * 8, other));
+        }
         jdk.cipher.init(opmode, key, spec);
         if (gcmEncryption) jdk.encrypting(key, nonce);
         if (aad.length > 0) {
