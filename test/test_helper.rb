@@ -9,6 +9,7 @@ rescue Gem::MissingSpecError
   $LOAD_PATH.unshift(File.join(bundled.full_gem_path, "lib")) if bundled
 end
 require "minitest/autorun"
+require_relative "support/file_times"
 require "fast_random"
 require "set"
 
