@@ -99,6 +99,32 @@ fr_java_home() {
   return 1
 }
 
+# The JDK's class-data archive for a JRuby (bin/jruby --quick-start): the
+# classes of the JDK and jruby-complete that starting JRuby and requiring
+# openssl, json and open3 load, parsed and laid out once, so that a JVM
+# maps them instead of loading them again. JDK 25 calls it an AOT cache
+# (JEP 483), JDK 17 a dynamic CDS archive; either is valid for one JDK
+# build and one jar, so the name carries both. Kept with the downloads,
+# outside the git tree; bin/setup makes it.
+fr_start_archive() {
+  local java_home release suffix=jsa
+  java_home="$(fr_java_home "$1")" || return 1
+  release="$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"$/\1/p' "$java_home/release")"
+  case "$1" in 10.*) suffix=aot ;; esac
+  echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/start-archive/jruby-$1-java-${release:-unknown}.$suffix"
+}
+
+# The JVM options that use (or, with "write", make) that archive. A
+# missing or unusable archive is no error: the JVM then starts without it,
+# silently (its cds and aot logs are off, so that no test sees a line of
+# them on stderr).
+fr_start_archive_options() { # version, archive, [write]
+  case "$1" in
+    10.*) if [ "${3:-}" = write ]; then echo "-XX:AOTCacheOutput=$2"; else echo "-XX:AOTCache=$2 -Xlog:aot*=off,cds*=off"; fi ;;
+    *) if [ "${3:-}" = write ]; then echo "-XX:ArchiveClassesAtExit=$2"; else echo "-XX:SharedArchiveFile=$2 -Xlog:cds*=off"; fi ;;
+  esac
+}
+
 # Where rake-compiler looks for jruby.jar (JRUBY_HOME/lib/jruby.jar): a small
 # directory of links to the cached jruby-complete jar, outside the git tree.
 fr_jruby_home() {

@@ -30,7 +30,7 @@ module FileTimes
     # Requires a test file and counts the time toward it (test/run_all.rb).
     def require_timed(path)
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      require path
+      require File.expand_path(path)
     ensure
       load_seconds[relative(path)] += Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
     end

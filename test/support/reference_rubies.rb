@@ -37,12 +37,11 @@ module ReferenceRubies
   end
 
   def newer_mri(probe, deadline: DEADLINE)
-    run([File.join(ROOT, "bin/jruby"), "--jruby", "10.1", probe], deadline)
+    run([*TestHelper.jruby_command("10.1"), probe], deadline)
   end
 
   def fast_random(probe, deadline: DEADLINE)
-    version = JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1"
-    run([File.join(ROOT, "bin/jruby"), "--jruby", version, "-rfast_random", probe], deadline)
+    run([*TestHelper.jruby_command, "-rfast_random", probe], deadline)
   end
 
   # The probe's JSON, or {"error" => ...} when it failed, crashed or ran out of time.
