@@ -72,6 +72,11 @@ class UuidTally
   def duplicates
     sorted = java.util.Arrays.copyOf(@longs, @longs.length)
     java.util.Arrays.parallelSort(sorted)
+    # The JDK counts the distinct values of a sorted stream by comparing
+    # neighbours, in under a second for 32M longs; only when some repeat does
+    # the scan below (seconds, a Ruby loop over a Java array) look for them.
+    return [] if java.util.stream.LongStream.of(sorted).sorted.distinct.count == sorted.length
+
     repeated = repeated_values(sorted)
     return [] if repeated.empty?
 
