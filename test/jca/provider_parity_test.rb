@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
-require_relative "provider_test"
+# Passes all: the provider serves RSA and EC natively or hands them on, and the fallback passes change which.
+
+require_relative "../test_helper"
+require_relative "../support/jca_provider"
 
 # The JVM-wide provider against the JDK's own providers where a review found
 # them apart: ECDH's state after generateSecret (SunEC's), RSA signatures of
@@ -8,8 +11,10 @@ require_relative "provider_test"
 # at init (refused with its words), the RSA cipher's refusals and
 # update-then-doFinal() (SunJCE's), and what the fallback
 # warnings say runs instead (the next JCA provider, named, not
-# jruby-openssl's code). JcaProviderTest's keys, setup and helpers.
-class JcaProviderTest
+# jruby-openssl's code).
+class JcaProviderParityTest < Minitest::Test
+  include JcaProvider
+
   # What each call of a KeyAgreement script gives: :ok, or the exception's class.
   def agreement_outcomes(provider, curve)
     ours = self.class.ec(curve)

@@ -1,7 +1,9 @@
 # frozen_string_literal: true
 
+# Passes all: the provider serves RSA, EC and SecureRandom natively or hands them on, and the fallback passes change which.
+
 require_relative "../test_helper"
-require "openssl"
+require_relative "../support/jca_provider"
 
 # The JVM-wide JCA provider (FastRandom.install_jca_provider): its place in
 # the JVM's list and nothing without the opt-in; the default SecureRandom;
@@ -13,96 +15,7 @@ require "openssl"
 # warned, with the next call native again. TLS and X.509 end to end:
 # test/jca/tls_test.rb.
 class JcaProviderTest < Minitest::Test
-  Security = java.security.Security
-  Signature = java.security.Signature
-  Cipher = javax.crypto.Cipher
-  KeyAgreement = javax.crypto.KeyAgreement
-  LibCrypto = Java::FastrandomJni::LibCrypto
-  PSSParameterSpec = java.security.spec.PSSParameterSpec
-  MGF1ParameterSpec = java.security.spec.MGF1ParameterSpec
-  MESSAGE = "fast_random on every JVM library".to_java_bytes
-  RSA_DIGESTS = %w[SHA1 SHA224 SHA256 SHA384 SHA512].freeze
-
-  def self.key_pair(algorithm, parameter)
-    generator = java.security.KeyPairGenerator.getInstance(algorithm, algorithm == "EC" ? "SunEC" : "SunRsaSign")
-    if parameter.is_a?(Integer)
-      generator.java_send(:initialize, [Java::int], parameter)
-    else
-      generator.java_send(:initialize, [java.security.spec.AlgorithmParameterSpec], parameter)
-    end
-    generator.generateKeyPair
-  end
-
-  def self.rsa = @rsa ||= key_pair("RSA", 2048)
-
-  # The same kind of key as jruby-openssl makes: BouncyCastle's classes.
-  def self.bc_rsa
-    @bc_rsa ||= begin
-      key = OpenSSL::PKey::RSA.new(2048)
-      factory = java.security.KeyFactory.getInstance("RSA", Java::OrgBouncycastleJceProvider::BouncyCastleProvider.new)
-      [factory.generatePrivate(java.security.spec.PKCS8EncodedKeySpec.new(key.private_to_der.to_java_bytes)),
-       factory.generatePublic(java.security.spec.X509EncodedKeySpec.new(key.public_to_der.to_java_bytes))]
-    end
-  end
-
-  def self.ec(curve) = (@ec ||= {})[curve] ||= key_pair("EC", java.security.spec.ECGenParameterSpec.new(curve))
-
-  def self.native? = LibCrypto.load
-
-  def setup
-    @installed = FastRandom.install_jca_provider
-    @rsa_engine = FastRandom::RSA.engine
-    @ec_engine = FastRandom::EC.engine
-  end
-
-  def teardown
-    LibCrypto.inject_faults(0)
-    FastRandom::RSA.engine = @rsa_engine
-    FastRandom::EC.engine = @ec_engine
-    FastRandom.uninstall_jca_provider
-  end
-
-  def rsa = self.class.rsa
-  def provider_names = Security.getProviders.map(&:getName)
-
-  def sign(algorithm, key, provider = nil, message: MESSAGE, parameters: nil)
-    signature = provider ? Signature.getInstance(algorithm, provider) : Signature.getInstance(algorithm)
-    signature.setParameter(parameters) if parameters
-    signature.initSign(key)
-    signature.update(message)
-    [signature.sign, signature.getProvider.getName]
-  end
-
-  def verify(algorithm, key, bytes, provider = nil, message: MESSAGE, parameters: nil)
-    signature = provider ? Signature.getInstance(algorithm, provider) : Signature.getInstance(algorithm)
-    signature.setParameter(parameters) if parameters
-    signature.initVerify(key)
-    signature.update(message)
-    signature.verify(bytes)
-  end
-
-  def crypt(transformation, mode, key, data, provider = nil, parameters = nil)
-    cipher = provider ? Cipher.getInstance(transformation, provider) : Cipher.getInstance(transformation)
-    parameters ? cipher.init(mode, key, parameters) : cipher.init(mode, key)
-    [cipher.doFinal(data), cipher.getProvider.getName]
-  end
-
-  # RSA and EC operations on the native engines while the block runs.
-  def native_operations
-    rsa_before = FastRandom::RSA.stats[:openssl].values.sum
-    ec_before = FastRandom::EC.stats[:openssl].values.sum
-    yield
-    FastRandom::RSA.stats[:openssl].values.sum - rsa_before + FastRandom::EC.stats[:openssl].values.sum - ec_before
-  end
-
-  def assert_native(count, &block)
-    operations = native_operations(&block)
-    if self.class.native?
-      assert_equal count, operations, "operations on the native engines"
-    else
-      assert_equal 0, operations, "libcrypto is unavailable in this pass: nothing can run natively"
-    end
-  end
+  include JcaProvider
 
   def test_install_puts_it_first_and_uninstall_restores_the_order
     FastRandom.uninstall_jca_provider
@@ -166,10 +79,6 @@ class JcaProviderTest < Minitest::Test
     jdk = assert_raises(java.security.SignatureException) { verify("SHA256withRSA", rsa.getPublic, short, "SunRsaSign") }
     ours = assert_raises(java.security.SignatureException) { verify("SHA256withRSA", rsa.getPublic, short) }
     assert_equal jdk.message, ours.message
-  end
-
-  def pss(digest, salt)
-    PSSParameterSpec.new(digest, "MGF1", MGF1ParameterSpec.new(digest), salt, 1)
   end
 
   def test_pss_signatures_verify_across_providers_for_every_digest_and_salt

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: the handshakes' signatures run on the native engines or on the JDK's, and the fallback passes change which.
+
 require_relative "../test_helper"
 require_relative "../support/tls_peers"
 require "openssl"
