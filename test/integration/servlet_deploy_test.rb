@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: each JRuby loads and leaks its own way (the control shows it); the deploys need the library to prove its teardown.
+
 require_relative "../test_helper"
 require_relative "../support/servlet_deploy"
 
@@ -11,8 +13,8 @@ require_relative "../support/servlet_deploy"
 # runs it in a JVM of its own: that JDK, with Tomcat 9's tomcat-embed-core
 # and this JRuby's jruby-complete on its class path (bin/setup fetches them)
 # and this process's environment, FAST_RANDOM_* included. The harness
-# starts an embedded Tomcat on 127.0.0.1 with an ephemeral port, then 20
-# times: deploys the exploded web app built under tmp/servlet_deploy/
+# starts an embedded Tomcat on 127.0.0.1 with an ephemeral port, then
+# DEPLOYS times: deploys the exploded web app built under tmp/servlet_deploy/
 # (WEB-INF/web.xml with jruby-rack's RackFilter and
 # RackServletContextListener and a pool of two runtimes; WEB-INF/config.ru,
 # test/support/servlet/config.ru, which requires fast_random from this
@@ -27,8 +29,16 @@ require_relative "../support/servlet_deploy"
 # and class loader left behind, then a summary, which this test reads; the
 # same harness without fast_random in the app is the control.
 class ServletDeployTest < Minitest::Test
-  DEPLOYS = 20
-  CONTROL_DEPLOYS = 4
+  # Ten deploys of a pool of two runtimes, each runtime loading fast_random's
+  # jar and a copy of the native library of its own. A leak that pins every
+  # deploy, or the last one, shows after two; ten give one that only some
+  # deploys leave (a request racing the undeploy, a runtime booting while
+  # another tears down) ten chances. Twenty, as this test had before, took
+  # twice the time and only added chances for leaks rarer than that.
+  DEPLOYS = 10
+  # The control only has to show that the harness's steps around stock
+  # JRuby's own leaks hold; those leaks pin every deploy, so two show them.
+  CONTROL_DEPLOYS = 2
   # How long the harness collects garbage waiting for class loaders to go
   # (they go within a second or two when nothing holds them).
   GC_SECONDS = 30

@@ -149,7 +149,9 @@ module ServletDeploy
     unless File.file?(key)
       require "openssl"
       FileUtils.mkdir_p(WORK)
-      File.write(key, OpenSSL::PKey::RSA.new(2048).to_pem)
+      # Written whole, then renamed: the other JRuby's test process may be here too.
+      File.write("#{key}.#{Process.pid}", OpenSSL::PKey::RSA.new(2048).to_pem)
+      File.rename("#{key}.#{Process.pid}", key)
     end
     FileUtils.cp(key, web_inf)
     File.write(File.join(web_inf, "web.xml"), web_xml(fast_random ? File.join(ROOT, "lib") : ""))
