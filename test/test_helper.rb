@@ -10,6 +10,25 @@ rescue Gem::MissingSpecError
 end
 require "minitest/autorun"
 require_relative "support/file_times"
+
+# A test file run alone (bin/jruby -Itest FILE) loads the test build of the
+# JNI library, the one with fault injection, as every pass of bin/test does
+# (test/support/passes.rb); rake builds it first when it is missing or older
+# than its sources. Where it cannot be built (no C compiler, another
+# platform), the shipped library runs and the tests that inject faults fail
+# saying they need the test build. FAST_RANDOM_NATIVE_LIBRARY, when set,
+# wins: bin/test sets it in every pass.
+unless ENV.key?("FAST_RANDOM_NATIVE_LIBRARY")
+  root = File.expand_path("..", __dir__)
+  library = File.join(root, "tmp/native/test/libfast_random.so")
+  sources = Dir[File.join(root, "ext/fast_random_native/*.[ch]")]
+  if !File.file?(library) || sources.any? { |source| File.mtime(source) > File.mtime(library) }
+    require "open3"
+    out, status = Open3.capture2e("rake", "native_test", chdir: root)
+    warn "test_helper: rake native_test failed, so the shipped library runs (no fault injection):\n#{out}" unless status.success?
+  end
+  ENV["FAST_RANDOM_NATIVE_LIBRARY"] = library if File.file?(library)
+end
 require "fast_random"
 require "set"
 
@@ -40,18 +59,20 @@ module TestHelper
   end
 
   # bin/jruby for the JRuby version that runs the tests (or +version+), as
-  # the tests' child processes start: with --quick-start (the class-data
-  # archive and C1 only: a third of the start-up time; they are short and
-  # many, and prove behaviour, not speed).
-  def self.jruby_command(version = JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1")
-    [File.join(ROOT, "bin/jruby"), "--jruby", version, "--quick-start"]
+  # the tests' child processes start: with the class-data archive, and,
+  # for the many that live a few seconds, C1 only (--quick-start: a third of
+  # the start-up time; they prove behaviour, not speed). A +long+ child
+  # (dozens of runtimes, hundreds of MB through a cipher) keeps C2, which
+  # C1 alone would make twice as slow.
+  def self.jruby_command(version = JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1", long: false)
+    [File.join(ROOT, "bin/jruby"), "--jruby", version, long ? "--start-archive" : "--quick-start"]
   end
 
   # Runs Ruby code in a fresh JRuby process (same version as this one) and
   # returns [stdout, stderr, status].
-  def self.jruby(code, *ruby_args, env: {})
+  def self.jruby(code, *ruby_args, env: {}, long: false)
     require "open3"
-    Open3.capture3(env, *jruby_command, *ruby_args, "-e", code)
+    Open3.capture3(env, *jruby_command(long: long), *ruby_args, "-e", code)
   end
 
   # The path of the program +name+ on PATH, or nil.
