@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: AES runs on the JDK's AES, whatever the CPU features or the native library; each JRuby has its own jruby-openssl.
+
 require_relative "../test_helper"
 require "fast_random"
 require "openssl"

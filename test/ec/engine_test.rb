@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: EC runs on libcrypto or on Java code, and the fallback passes change which, and what it warns.
+
 require_relative "../test_helper"
 require_relative "../support/fail_over"
 require_relative "../support/mri_ec"

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: end to end, in processes with a user's environment; each JRuby installs with its own RubyGems.
+
 require_relative "../test_helper"
 require_relative "../support/packaging"
 

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes 10.1: MRI's processes, the same whatever JRuby runs the test; the one JRuby case runs plain Ruby code.
+
 require_relative "../test_helper"
 require_relative "../support/packaging"
 

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main, 9.4-fallback: RSA's default engine, and its warning, differ without the native library.
+
 require_relative "../test_helper"
 
 # FastRandom::RSA and the require hook, whatever the load order: every

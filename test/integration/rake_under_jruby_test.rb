@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes 10.1: end to end, in a copy of the checkout, with bin/jruby's JRuby, the one CONTRIBUTING.md builds with.
+
 require_relative "../test_helper"
 require_relative "../support/packaging"
 require "shellwords"

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: Rails on each JRuby; which generator makes the ids is the generator tests' concern (test/random).
+
 require_relative "../test_helper"
 require_relative "../support/rails_stack"
 require "json"

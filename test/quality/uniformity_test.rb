@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: the DRBGs' output, whose uniformity does not depend on where their seeds come from.
+
 require_relative "../test_helper"
 
 # Chi-square checks that outputs are uniform. Each test compares Pearson's

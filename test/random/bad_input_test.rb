@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: argument handling, the same on every generator; each JRuby converts arguments its own way.
+
 require_relative "../test_helper"
 require_relative "../support/bad_input_probe"
 require_relative "../support/reference_rubies"

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: RDRAND and RDSEED, hidden in one fallback pass and without their library in the other.
+
 require_relative "../test_helper"
 
 # The RDRAND/RDSEED backend through the JNI library, and its fallbacks.

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: the DRBG is Java on the JDK's AES, whatever the CPU features; each JRuby runs on its own JDK.
+
 require_relative "../test_helper"
 
 # NIST CAVP CTR_DRBG vectors (AES-256, no derivation function, no prediction

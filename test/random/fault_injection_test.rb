@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: the seed sources faulted (RDSEED mixed in, or the OS alone) are what the fallback passes change.
+
 require_relative "../test_helper"
 
 # Failure paths are product paths: a fill, a DRBG step, a reseed or a seed

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: reseeding draws from RDSEED and the OS, or from the OS alone in the fallback passes.
+
 require_relative "../test_helper"
 
 # The per-thread generator's state hygiene: reseeding really changes the DRBG

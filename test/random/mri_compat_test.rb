@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: results and errors against MRI, the same on every generator; each JRuby implements a Ruby of its own.
+
 require_relative "../test_helper"
 require_relative "../support/mri_probe"
 require_relative "../support/reference_rubies"

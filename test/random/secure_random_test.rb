@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: formats and lengths, the same on every generator; each JRuby implements a Ruby of its own.
+
 require_relative "../test_helper"
 
 # What SecureRandom returns once fast_random is loaded: formats, lengths,

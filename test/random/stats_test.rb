@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: the stats count by backend, and :rdrand exists only with the CPU's help and the library.
+
 require_relative "../test_helper"
 
 # FastRandom.stats[:calls]: how many calls of each kind each backend served,

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: timestamps and order, the same on every generator; each JRuby runs on its own JDK clock.
+
 require_relative "../test_helper"
 
 # What MRI's uuid_v7 promises about order (lib/random/formatter.rb,

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: fast_random's own CRT, which the fallback passes hide (IFMA) or lack (the library).
+
 require_relative "../test_helper"
 require_relative "../support/fail_over"
 require_relative "../support/rsa_engine_switching"

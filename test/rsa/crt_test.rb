@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes 10.1, 9.4, 10.1-fallback: keys take our CRT or OpenSSL's as IFMA is there or hidden; without the library, neither.
+
 require_relative "../test_helper"
 require_relative "../support/rsa_engine_switching"
 require_relative "../support/rsa_test_keys"

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: which RSA engine runs, and what it warns, is what the fallback passes change.
+
 require_relative "../test_helper"
 
 # Which RSA engine runs, and when fast_random's RSA loads at all: each case

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes main: GMP through JNA, whatever the CPU features or the JNI library; each JRuby runs on its own JDK.
+
 require_relative "../test_helper"
 require_relative "../support/rsa_engine_contract"
 require "openssl" # jruby-openssl's BouncyCastle, which bouncycastle-rsa builds on

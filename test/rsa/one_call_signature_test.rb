@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes 10.1, 9.4, 10.1-fallback: libcrypto's one-call signatures, with and without IFMA; without the library there are none.
+
 require_relative "../test_helper"
 require_relative "../support/fail_over"
 require_relative "../support/rsa_engine_switching"

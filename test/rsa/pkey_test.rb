@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# Passes all: OpenSSL::PKey::RSA must be MRI's on whichever engine a pass leaves: libcrypto with or without IFMA, or GMP.
+
 require_relative "../test_helper"
 require_relative "../support/fail_over"
 require_relative "../support/mri_rsa"

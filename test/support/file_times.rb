@@ -8,7 +8,8 @@
 # class (a class opened by a helper module counts for the test file that
 # called it). With FAST_RANDOM_TEST_TIMES set to a path, the report writes
 # one line per file there, "FILE<TAB>SECONDS<TAB>TESTS", which bin/test
-# merges into its slowest-files table; without it the plugin stays silent.
+# merges into its slowest-files table, and one per test beside it; without
+# it the plugin stays silent.
 module FileTimes
   @class_files = {}
   @load_seconds = Hash.new(0.0)
@@ -52,18 +53,23 @@ module FileTimes
       @path = path
       @seconds = Hash.new(0.0)
       @tests = Hash.new(0)
+      @outcomes = []
     end
 
     def record(result)
       file = FileTimes.file_of(result.klass)
       @seconds[file] += result.time
       @tests[file] += 1
+      @outcomes << format("%s\t%s#%s\t%s\t%.2f\n", file, result.klass, result.name, result.result_code, result.time)
     end
 
+    # Also writes PATH.tests: one line per test, "FILE<TAB>CLASS#NAME<TAB>
+    # . S F or E<TAB>SECONDS", to tell which tests ran in which pass.
     def report
       FileTimes.load_seconds.each { |file, seconds| @seconds[file] += seconds }
       lines = @seconds.sort_by { |_, s| -s }.map { |file, s| format("%s\t%.2f\t%d\n", file, s, @tests[file]) }
       File.write(@path, lines.join)
+      File.write("#{@path}.tests", @outcomes.sort.join)
     end
   end
 end

@@ -28,10 +28,15 @@ module Packaging
 
   module_function
 
-  # [java gem, plain gem], built by `rake gem` (MRI's rake, as bin/setup runs it).
+  # [java gem, plain gem], built by `rake gem` (MRI's rake, as bin/setup runs
+  # it). bin/test runs two test processes at once, and both may want the
+  # gems: a lock file keeps the second out until the first has built them
+  # (its rake then finds them up to date).
   def gems
     BUILD_LOCK.synchronize do
-      @gems ||= begin
+      FileUtils.mkdir_p(File.join(ROOT, "tmp"))
+      @gems ||= File.open(File.join(ROOT, "tmp", "rake-gem.lock"), File::RDWR | File::CREAT) do |lock|
+        lock.flock(File::LOCK_EX)
         out, status = Open3.capture2e("rake", "gem", chdir: ROOT)
         raise "rake gem failed (#{status}):\n#{out}" unless status.success?
 

@@ -1,0 +1,266 @@
+# frozen_string_literal: true
+
+# bin/test's runner (run by MRI, after bin/setup): the test files of each
+# pass (test/support/passes.rb) in JRuby processes, two at a time on this
+# 2-core machine, then one summary.
+#
+#   bin/test [--pass NAME[,NAME]]... [--jobs N] [--list] [PATH...] [MINITEST_ARGS...]
+#
+# PATH is a test file or a directory of them; without one, every file runs
+# in every pass it belongs to. --pass keeps only the passes named (10.1,
+# 9.4, 10.1-fallback, 9.4-fallback, or main, fallback, all). --list prints
+# the plan and runs nothing. Everything else goes to minitest (-n /uuid/,
+# --seed 42, -v).
+#
+# Each pass's files are cut into jobs of about JOB_SECONDS by the times of
+# the last run on this machine (tmp/test-logs/times.tsv; test/times.tsv,
+# committed, for a new clone), the longest first; each job is one JRuby
+# process with its own log in tmp/test-logs/, printed whole when it ends.
+# At the end: each pass's time, the slowest files, and the last line,
+#   N passed, N failed, N skipped
+require "fileutils"
+require "open3"
+require "optparse"
+require "rbconfig"
+require_relative "../test/support/passes"
+
+module TestRunner
+  ROOT = Passes::ROOT
+  LOGS = File.join(ROOT, "tmp", "test-logs")
+  MEASURED = File.join(LOGS, "times.tsv")
+  COMMITTED = File.join(ROOT, "test", "times.tsv")
+  SUMMARY = /^(\d+) runs, (\d+) assertions, (\d+) failures, (\d+) errors, (\d+) skips/
+
+  # A job's share of the work: long enough that a JRuby's start (some 10 s)
+  # is a small part of it, short enough that the two lanes end together.
+  JOB_SECONDS = 240
+  # What a file not measured yet is assumed to take.
+  UNMEASURED_SECONDS = 20
+  SLOWEST = 10
+
+  Job = Struct.new(:pass, :files, :estimate, :index, :log, :times, :seconds, :counts, keyword_init: true)
+
+  module_function
+
+  def main(argv)
+    options = parse(argv)
+    declarations = Passes.test_files.map { |file| Passes.declaration(file) }
+    undeclared = declarations.select(&:problem)
+    undeclared.each { |d| warn "bin/test: #{d.file}: #{d.problem}" }
+
+    files = select_files(options[:paths], declarations)
+    passes = options[:passes] || Passes::NAMES
+    plan = passes.to_h { |name| [name, files.select { |d| d.passes.include?(name) }.map(&:file)] }
+    plan.reject! { |_, list| list.empty? }
+    if plan.empty?
+      warn "bin/test: nothing to run: #{describe_selection(options, files)}"
+      return report([], undeclared.size, 0)
+    end
+
+    jobs = cut_into_jobs(plan, estimates)
+    return list(jobs) if options[:list]
+
+    FileUtils.mkdir_p(LOGS)
+    started = now
+    run_jobs(jobs, options[:lanes], options[:minitest])
+    record_times(jobs)
+    report(jobs, undeclared.size, now - started)
+  end
+
+  def parse(argv)
+    options = { paths: [], passes: nil, lanes: 2, list: false, minitest: [] }
+    args = argv.dup
+    until args.empty?
+      arg = args.shift
+      case arg
+      when "--pass", /\A--pass=/
+        value = arg == "--pass" ? args.shift.to_s : arg.split("=", 2).last
+        names = value.split(",").flat_map { |word| Passes::GROUPS.fetch(word) { [Passes.find(word).name] } }
+        options[:passes] = ((options[:passes] || []) + names).uniq
+      when "--jobs", /\A--jobs=/
+        options[:lanes] = Integer(arg == "--jobs" ? args.shift : arg.split("=", 2).last)
+      when "--list"
+        options[:list] = true
+      else
+        path = File.expand_path(arg, ROOT)
+        if !arg.start_with?("-") && File.exist?(path) && path.start_with?(File.join(ROOT, "test"))
+          options[:paths] << path
+        else
+          options[:minitest] << arg
+        end
+      end
+    end
+    options[:passes] &&= Passes::NAMES & options[:passes]
+    options
+  rescue ArgumentError => e
+    abort "bin/test: #{e.message}"
+  end
+
+  def select_files(paths, declarations)
+    return declarations.reject(&:problem) if paths.empty?
+
+    declarations.reject(&:problem).select do |d|
+      full = File.join(ROOT, d.file)
+      paths.any? { |path| full == path || full.start_with?("#{path}/") }
+    end
+  end
+
+  def describe_selection(options, files)
+    return "no test file under #{options[:paths].join(', ')}" if files.empty?
+
+    files.map { |d| "#{d.file} runs in #{d.passes.join(', ')}" }.join("; ") +
+      " (asked for #{Array(options[:passes]).join(', ')})"
+  end
+
+  # {[pass, file] => seconds}: this machine's last measured times, over the
+  # committed ones.
+  def estimates
+    [COMMITTED, MEASURED].each_with_object({}) do |path, times|
+      next unless File.file?(path)
+
+      File.foreach(path) do |line|
+        pass, file, seconds, = line.chomp.split("\t")
+        times[[pass, file]] = Float(seconds) if file && seconds =~ /\A[\d.]+\z/
+      end
+    end
+  end
+
+  # Each pass's files into as many jobs as it has JOB_SECONDS of work, each
+  # file (longest first) into the job with the least so far; all jobs
+  # longest first.
+  def cut_into_jobs(plan, times)
+    jobs = plan.flat_map do |pass, files|
+      sized = files.map { |file| [file, times.fetch([pass, file], UNMEASURED_SECONDS)] }.sort_by { |f, s| [-s, f] }
+      count = [(sized.sum(&:last) / JOB_SECONDS).ceil, sized.size].min.clamp(1, nil)
+      bins = Array.new(count) { { files: [], seconds: 0.0 } }
+      sized.each do |file, seconds|
+        bin = bins.min_by { |b| b[:seconds] }
+        bin[:files] << file
+        bin[:seconds] += seconds
+      end
+      bins.map { |b| Job.new(pass: Passes.find(pass), files: b[:files], estimate: b[:seconds]) }
+    end
+    jobs.sort_by { |job| -job.estimate }.each_with_index do |job, i|
+      job.index = i + 1
+      name = "#{job.pass.name}-#{format('%02d', job.index)}"
+      job.log = File.join(LOGS, "#{name}.log")
+      job.times = File.join(LOGS, "#{name}.times")
+    end
+  end
+
+  def list(jobs)
+    jobs.each do |job|
+      puts "job #{job.index}: #{job.pass.name}, about #{job.estimate.round} s"
+      job.files.each { |file| puts "  #{file}" }
+    end
+    true
+  end
+
+  # Runs the jobs on +lanes+ threads, each taking the longest job left.
+  def run_jobs(jobs, lanes, minitest_args)
+    queue = Queue.new
+    jobs.each { |job| queue << job }
+    queue.close
+    output = Mutex.new
+    Array.new([lanes, jobs.size].min) do
+      Thread.new do
+        while (job = queue.pop)
+          output.synchronize { puts "--- started: #{describe(job)}" }
+          run_job(job, minitest_args)
+          output.synchronize { print_job(job, jobs.size) }
+        end
+      end
+    end.each(&:join)
+  end
+
+  def run_job(job, minitest_args)
+    FileUtils.rm_f([job.log, job.times])
+    env = job.pass.env.merge("FAST_RANDOM_TEST_PASS" => job.pass.name, "FAST_RANDOM_TEST_TIMES" => job.times,
+                             "FAST_RANDOM_TEST_FILES" => job.files.join(" "))
+    command = [File.join(ROOT, "bin/jruby"), "--jruby", job.pass.jruby, "--start-archive", "-Itest", "test/run_all.rb",
+               *minitest_args]
+    started = now
+    File.open(job.log, "w") do |log|
+      log.puts "# #{describe(job)}"
+      log.puts "# #{env.map { |k, v| "#{k}=#{v}" }.join(' ')}"
+      log.flush
+      Process.wait(Process.spawn(env, *command, chdir: ROOT, in: File::NULL, out: log, err: log))
+    end
+    job.seconds = now - started
+    job.counts = File.read(job.log).scan(SUMMARY).last&.map(&:to_i)
+  end
+
+  def describe(job)
+    "JRuby #{job.pass.name} job #{job.index} (#{job.files.size} file#{'s' if job.files.size > 1}, " \
+      "about #{job.estimate.round} s): #{job.files.map { |f| f.delete_prefix('test/') }.join(' ')}"
+  end
+
+  def print_job(job, total)
+    puts "=== #{job.pass.name} job #{job.index} of #{total}, #{job.seconds.round} s (log: #{job.log.delete_prefix("#{ROOT}/")})"
+    puts File.read(job.log)
+    puts "=== #{job.pass.name} job #{job.index}: the run ended without a minitest summary" unless job.counts
+    $stdout.flush
+  end
+
+  # Adds this run's times to tmp/test-logs/times.tsv ("PASS FILE SECONDS
+  # TESTS", longest first), keeping what other runs measured of the rest.
+  def record_times(jobs)
+    rows = {}
+    if File.file?(MEASURED)
+      File.foreach(MEASURED) do |line|
+        pass, file, seconds, tests = line.chomp.split("\t")
+        rows[[pass, file]] = [Float(seconds), tests.to_i] if tests
+      end
+    end
+    measured(jobs).each { |pass, file, seconds, tests| rows[[pass, file]] = [seconds, tests] }
+    lines = rows.sort_by { |(pass, file), (seconds, _)| [-seconds, pass, file] }
+                .map { |(pass, file), (seconds, tests)| format("%s\t%s\t%.1f\t%d\n", pass, file, seconds, tests) }
+    File.write(MEASURED, lines.join)
+  end
+
+  # [[pass, file, seconds, tests]] of this run.
+  def measured(jobs)
+    jobs.flat_map do |job|
+      next [] unless File.file?(job.times)
+
+      File.readlines(job.times, chomp: true).map do |line|
+        file, seconds, tests = line.split("\t")
+        [job.pass.name, file, Float(seconds), tests.to_i]
+      end
+    end
+  end
+
+  def report(jobs, undeclared, wall)
+    passed = failed = skipped = 0
+    jobs.each do |job|
+      unless job.counts
+        failed += 1
+        next
+      end
+      runs, _, failures, errors, skips = job.counts
+      passed += runs - failures - errors - skips
+      failed += failures + errors
+      skipped += skips
+    end
+    failed += undeclared
+
+    unless jobs.empty?
+      puts
+      puts "Passes (the time of its jobs, run two at a time; logs in tmp/test-logs/):"
+      jobs.group_by(&:pass).each do |pass, list|
+        tests = list.sum { |job| job.counts ? job.counts.first : 0 }
+        puts format("  %-14s %5d s  %2d job%s  %4d tests", pass.name, list.sum(&:seconds), list.size, list.size > 1 ? "s" : " ", tests)
+      end
+      slowest = measured(jobs).max_by(SLOWEST) { |row| row[2] }
+      puts "The #{slowest.size} slowest files:"
+      slowest.each { |pass, file, seconds, tests| puts format("  %6.1f s  %-14s %s (%d tests)", seconds, pass, file, tests) }
+      puts format("Wall time: %d min %02d s", wall / 60, wall % 60)
+    end
+    puts "#{passed} passed, #{failed} failed, #{skipped} skipped"
+    failed.zero?
+  end
+
+  def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+end
+
+exit(TestRunner.main(ARGV) ? 0 : 1) if $PROGRAM_NAME == __FILE__

@@ -1,0 +1,64 @@
+# frozen_string_literal: true
+
+# Passes 10.1: plain Ruby about the suite's own files and plan, which no JRuby or setting changes.
+
+require_relative "test_helper"
+require_relative "support/passes"
+require_relative "../script/test_runner"
+require "tmpdir"
+
+# Every test file says which of bin/test's passes it belongs to
+# (test/support/passes.rb), and bin/test's runner runs each file in each of
+# its passes exactly once.
+class PassesTest < Minitest::Test
+  def test_every_test_file_belongs_to_a_pass
+    declarations = Passes.test_files.map { |file| Passes.declaration(file) }
+    assert_operator declarations.size, :>, 40
+    assert_empty declarations.filter_map { |d| "#{d.file}: #{d.problem}" if d.problem }
+    assert_empty declarations.select { |d| d.passes.empty? }.map(&:file)
+    assert_includes Passes.plan.fetch("10.1"), "test/passes_test.rb"
+  end
+
+  def test_every_pass_has_files_and_the_fallback_passes_fewer
+    plan = Passes.plan
+    assert_equal Passes::NAMES, plan.keys
+    Passes::NAMES.each { |name| refute_empty plan.fetch(name), name }
+    assert_operator plan.fetch("10.1-fallback").size, :<, plan.fetch("10.1").size
+    assert_operator plan.fetch("9.4-fallback").size, :<, plan.fetch("9.4").size
+  end
+
+  def test_a_missing_unknown_or_doubled_declaration_is_a_problem
+    Dir.mktmpdir do |dir|
+      declare = lambda do |text|
+        path = File.join(dir, "x_test.rb")
+        File.write(path, "# frozen_string_literal: true\n\n#{text}\nrequire 'minitest'\n")
+        Passes.declaration(path)
+      end
+      assert_match(/no '# Passes NAMES: why' line/, declare.("# Runs everywhere.").problem)
+      assert_match(/unknown pass 9\.3/, declare.("# Passes 10.1, 9.3: why").problem)
+      assert_match(/is not '# Passes NAMES: why'/, declare.("# Passes all").problem)
+      assert_match(/2 '# Passes' lines/, declare.("# Passes all: one\n# Passes main: two").problem)
+      good = declare.("# Passes main, 10.1-fallback: because.")
+      assert_nil good.problem
+      assert_equal %w[10.1 9.4 10.1-fallback], good.passes
+      assert_equal "because.", good.why
+      assert_equal Passes::NAMES, declare.("# Passes all: everywhere.").passes
+    end
+  end
+
+  def test_the_runner_puts_each_file_of_each_pass_into_one_job
+    plan = { "10.1" => %w[a b c d e], "9.4-fallback" => %w[a f] }
+    times = { %w[10.1 a] => TestRunner::JOB_SECONDS + 50.0, %w[10.1 b] => 100.0, %w[10.1 c] => 100.0,
+              %w[10.1 d] => 30.0, %w[9.4-fallback a] => 5.0 }
+    jobs = TestRunner.cut_into_jobs(plan, times)
+    assert_equal plan.flat_map { |pass, files| files.map { |f| [pass, f] } }.sort,
+                 jobs.flat_map { |job| job.files.map { |f| [job.pass.name, f] } }.sort
+    assert_equal [["a"]], jobs.select { |job| job.pass.name == "10.1" && job.files.include?("a") }.map(&:files)
+    assert_equal jobs.map(&:estimate).sort.reverse, jobs.map(&:estimate), "the longest job first"
+    ten = jobs.select { |job| job.pass.name == "10.1" }
+    work = ten.sum(&:estimate)
+    assert_equal (work / TestRunner::JOB_SECONDS).ceil, ten.size, "as many jobs as JOB_SECONDS of work (#{work} s)"
+    assert_operator ten.map(&:estimate).min, :>=, 100.0, "each job has at least one of the 100 s files"
+    assert_equal [TestRunner::UNMEASURED_SECONDS + 5.0], jobs.select { |j| j.pass.name == "9.4-fallback" }.map(&:estimate)
+  end
+end

@@ -1,0 +1,94 @@
+# frozen_string_literal: true
+
+# bin/test's passes, and which test files run in each.
+#
+# A pass is one JRuby with one set of FAST_RANDOM_* settings. Each test file
+# says in one line near its top which passes it belongs to and why:
+#
+#   # Passes all: the generators seed differently with and without RDRAND.
+#   # Passes 10.1, 9.4: end to end; its processes see no pass's settings.
+#
+# "all" is the four passes, "main" the first two, "fallback" the last two.
+# A file runs in the passes where its outcome can differ: the fallback
+# passes for what depends on the CPU's features or the native library,
+# both JRubies where the JRuby or its jruby-openssl makes a difference.
+# Plain Ruby, loaded by bin/test's runner (on MRI) and by the suite's own
+# check that every file belongs to a pass (test/passes_test.rb).
+module Passes
+  ROOT = File.expand_path("../..", __dir__)
+
+  Pass = Struct.new(:name, :jruby, :env, :proves, keyword_init: true) do
+    # Whether a fallback pass: the CPU's help hidden or the library missing.
+    def fallback? = name.end_with?("-fallback")
+  end
+
+  TEST_LIBRARY = File.join(ROOT, "tmp/native/test/libfast_random.so")
+  STANDIN_LIBRARY = File.join(ROOT, "tmp/native/standin/libfast_random.so")
+
+  # Every pass loads a test build of the JNI library (the Rakefile's
+  # native_test): the one with fault injection, and on JRuby 10.1 the one
+  # whose AVX-512 IFMA code runs on C stand-ins, so that pass exercises
+  # fast_random's own RSA private operation on any x86_64 CPU. The fallback
+  # passes run the concurrency soak at a tenth of its size: it is there for
+  # the seeding, which the full soak of the main passes would only repeat.
+  ALL = [
+    Pass.new(name: "10.1", jruby: "10.1",
+             env: { "FAST_RANDOM_NATIVE_LIBRARY" => STANDIN_LIBRARY },
+             proves: "everything on JRuby 10.1, fast_random's own RSA CRT included (on the IFMA stand-ins)"),
+    Pass.new(name: "9.4", jruby: "9.4",
+             env: { "FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY },
+             proves: "everything on the older JRuby and its jruby-openssl"),
+    Pass.new(name: "10.1-fallback", jruby: "10.1",
+             env: { "FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY, "FAST_RANDOM_HIDE_CPU_RANDOM" => "1",
+                    "FAST_RANDOM_HIDE_IFMA" => "1", "FAST_RANDOM_SOAK" => "small" },
+             proves: "seeding from the OS alone, RSA without fast_random's IFMA code"),
+    Pass.new(name: "9.4-fallback", jruby: "9.4",
+             env: { "FAST_RANDOM_NATIVE_LIBRARY" => "/nonexistent/libfast_random.so", "FAST_RANDOM_SOAK" => "small" },
+             proves: "everything without the native library (:gmp or :java RSA, EC on Java code)")
+  ].freeze
+
+  NAMES = ALL.map(&:name).freeze
+  GROUPS = { "all" => NAMES, "main" => %w[10.1 9.4], "fallback" => %w[10.1-fallback 9.4-fallback] }.freeze
+
+  # The line, at most this far into the file.
+  HEADER = /\A# Passes (?<passes>[^:]+): (?<why>\S.*)\z/
+  HEADER_WITHIN = 40
+
+  Declaration = Struct.new(:file, :passes, :why, :problem)
+
+  module_function
+
+  def find(name)
+    ALL.find { |pass| pass.name == name } or raise ArgumentError, "no pass #{name} (passes: #{NAMES.join(', ')})"
+  end
+
+  # Every test file, relative to the checkout, sorted.
+  def test_files
+    Dir.glob("test/**/*_test.rb", base: ROOT).sort
+  end
+
+  # What +file+ (relative to the checkout, or absolute) says about its
+  # passes: a Declaration whose +problem+ says what is wrong, if anything.
+  def declaration(file)
+    lines = File.foreach(File.expand_path(file, ROOT)).first(HEADER_WITHIN).map(&:chomp)
+    found = lines.grep(/\A# Passes\b/)
+    return Declaration.new(file, [], nil, "no '# Passes NAMES: why' line in its first #{HEADER_WITHIN} lines") if found.empty?
+    return Declaration.new(file, [], nil, "#{found.size} '# Passes' lines; one says it all") if found.size > 1
+
+    match = HEADER.match(found.first)
+    return Declaration.new(file, [], nil, "'#{found.first}' is not '# Passes NAMES: why'") unless match
+
+    words = match[:passes].split(/,\s*/).map(&:strip)
+    unknown = words - NAMES - GROUPS.keys
+    return Declaration.new(file, [], match[:why], "unknown pass #{unknown.join(', ')} (#{(NAMES + GROUPS.keys).join(', ')})") unless unknown.empty?
+
+    passes = words.flat_map { |word| GROUPS.fetch(word, [word]) }.uniq
+    Declaration.new(file, NAMES & passes, match[:why], nil)
+  end
+
+  # {pass name => [files]} for the files given (all by default).
+  def plan(files = test_files)
+    declarations = files.map { |file| declaration(file) }
+    NAMES.to_h { |name| [name, declarations.select { |d| d.passes.include?(name) }.map(&:file)] }
+  end
+end
