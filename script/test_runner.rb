@@ -61,6 +61,8 @@ module TestRunner
     return list(jobs) if options[:list]
 
     FileUtils.mkdir_p(LOGS)
+    # The last run's jobs' files go, so that no old log is taken for this run's.
+    FileUtils.rm_f(Dir[File.join(LOGS, "*.{log,times,tests}")])
     started = now
     run_jobs(jobs, options[:lanes], options[:minitest])
     record_times(jobs)

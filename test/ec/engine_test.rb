@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes all: EC runs on libcrypto or on Java code, and the fallback passes change which, and what it warns.
+# Passes main, 9.4-fallback: EC runs on libcrypto, or on Java code without the library; hidden CPU features change neither.
 
 require_relative "../test_helper"
 require_relative "../support/fail_over"

@@ -1,11 +1,11 @@
 # frozen_string_literal: true
 
-# Passes main, 9.4-fallback: RSA's default engine, and its warning, differ without the native library.
+# Passes main: load orders, the same with or without the library (engine_choice_test.rb covers that); one per jruby-openssl.
 
 require_relative "../test_helper"
 
-# FastRandom::RSA and the require hook, whatever the load order: every
-# FastRandom::RSA method works before openssl is loaded, `require "openssl"`
+# FastRandom::RSA and the require hook, whatever the load order (every
+# FastRandom::RSA method before openssl: test/rsa/engine_choice_test.rb): `require "openssl"`
 # always completes (even if installing fast_random's RSA fails), Kernel#require
 # stays private, and code that redefines, wraps or aliases
 # OpenSSL::PKey::RSA's methods sees the calls it sees on stock JRuby.
@@ -18,32 +18,14 @@ class OpenSSLLoadOrderTest < Minitest::Test
                 defined?(OpenSSL::PKey::EC).nil?, key.public_key.verify("SHA256", key.sign("SHA256", "x"), "x")]
   RUBY
 
-  # [last line of stdout, fast_random's warnings about RSA]
-  # bin/test's pass without the JNI library has no :openssl engine: gmp is the default there.
+  # Without the JNI library there is no :openssl engine to choose.
   NO_LIBRARY = !TestHelper.native_library_expected?
-  DEFAULT_ENGINE = NO_LIBRARY ? :gmp : :openssl
 
+  # [last line of stdout, fast_random's warnings about RSA]
   def run_jruby(code, env = {})
     out, err, status = TestHelper.jruby(code, env: env)
     assert status.success?, "jruby failed: #{err}"
     [out.lines.last.to_s.strip, err.lines.grep(/\Afast_random: .*RSA/).map(&:strip)]
-  end
-
-  def test_every_rsa_method_works_before_openssl_and_openssl_loads_completely_after
-    out, warnings = run_jruby(<<~RUBY)
-      require "fast_random"
-      rsa = FastRandom::RSA
-      before = [rsa.installed?, rsa.engine, rsa.engine_problem(:openssl), rsa.engine_problem(:java),
-                rsa.stats[:fallbacks], rsa.uninstall, defined?(OpenSSL).nil?]
-      require "openssl"
-      #{OPENSSL_COMPLETE}
-      p [before, complete, rsa.installed?, rsa.engine, rsa.stats[rsa.engine][:private]]
-    RUBY
-    problem = NO_LIBRARY ? "native library #{ENV["FAST_RANDOM_NATIVE_LIBRARY"]} is missing" : nil
-    assert_equal "[[false, #{DEFAULT_ENGINE.inspect}, #{problem.inspect}, nil, 0, nil, true], [true, false, false, true], " \
-                 "true, #{DEFAULT_ENGINE.inspect}, 1]", out
-    # Without the library, the one warning that RSA runs on gmp, saying why.
-    assert_equal(NO_LIBRARY ? 1 : 0, warnings.size, warnings.inspect)
   end
 
   # A library file that loads openssl and uses it at once (before its own

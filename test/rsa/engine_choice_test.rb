@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes all: which RSA engine runs, and what it warns, is what the fallback passes change.
+# Passes main, 9.4-fallback: the RSA engine and its warnings change without the library; hidden CPU features change neither.
 
 require_relative "../test_helper"
 
@@ -89,6 +89,29 @@ class RsaEngineChoiceTest < Minitest::Test
     RUBY
     # PSS methods are replaced in place (Java, so no source location), nothing prepended.
     assert_equal "[false, 0, true, true, true, OpenSSL::PKey::RSA]", out
+  end
+
+  # Every FastRandom::RSA method works before openssl is loaded; openssl
+  # then loads completely, on the default engine: :openssl, or where the
+  # library is missing :gmp, with the one warning that says why.
+  def test_every_rsa_method_works_before_openssl_and_openssl_loads_completely_after
+    no_library = !TestHelper.native_library_expected?
+    default = no_library ? :gmp : :openssl
+    out, warnings = run_jruby(<<~RUBY)
+      require "fast_random"
+      rsa = FastRandom::RSA
+      before = [rsa.installed?, rsa.engine, rsa.engine_problem(:openssl), rsa.engine_problem(:java),
+                rsa.stats[:fallbacks], rsa.uninstall, defined?(OpenSSL).nil?]
+      require "openssl"
+      key = OpenSSL::PKey::RSA.new(1024)
+      complete = [OpenSSL.respond_to?(:secure_compare), defined?(OpenSSL::SSL::SSLContext::DEFAULT_PARAMS).nil?,
+                  defined?(OpenSSL::PKey::EC).nil?, key.public_key.verify("SHA256", key.sign("SHA256", "x"), "x")]
+      p [before, complete, rsa.installed?, rsa.engine, rsa.stats[rsa.engine][:private]]
+    RUBY
+    problem = no_library ? "native library #{ENV["FAST_RANDOM_NATIVE_LIBRARY"]} is missing" : nil
+    assert_equal "[[false, #{default.inspect}, #{problem.inspect}, nil, 0, nil, true], [true, false, false, true], " \
+                 "true, #{default.inspect}, 1]", out
+    assert_equal(no_library ? 1 : 0, warnings.size, warnings.inspect)
   end
 
   def test_openssl_loaded_first_is_hooked_too
