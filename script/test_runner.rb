@@ -177,8 +177,7 @@ module TestRunner
 
   def run_job(job, minitest_args)
     FileUtils.rm_f([job.log, job.times])
-    env = job.pass.env.merge("FAST_RANDOM_TEST_PASS" => job.pass.name, "FAST_RANDOM_TEST_TIMES" => job.times,
-                             "FAST_RANDOM_TEST_FILES" => job.files.join(" "))
+    env = job.pass.env.merge("FAST_RANDOM_TEST_TIMES" => job.times, "FAST_RANDOM_TEST_FILES" => job.files.join(" "))
     command = [File.join(ROOT, "bin/jruby"), "--jruby", job.pass.jruby, "--start-archive", "-Itest", "test/run_all.rb",
                *minitest_args]
     started = now

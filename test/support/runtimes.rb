@@ -138,8 +138,8 @@ when "in_flight"
   # Java's SecureRandom) while the victim is torn down.
   survivor.run_scriptlet(<<~RUBY)
     $stop = false
-    $rounds = Queue.new
-    $workers = Array.new(2) do
+    $progress = [0, 0]
+    $workers = Array.new(2) do |i|
       Thread.new do
         rounds = 0
         rsa = OpenSSL::PKey::RSA.new(RSA_PEM)
@@ -151,15 +151,28 @@ when "in_flight"
           raise "EC" unless ec.dsa_verify_asn1("d" * 32, signature)
           java.security.SecureRandom.new.next_bytes(Java::byte[16].new)
           rounds += 1
+          $progress[i] = rounds
         end
         rounds
       end
     end
   RUBY
-  sleep 1
+  # Until each worker has done +more+ rounds since +from+ (or one died, or
+  # a minute is up); their rounds then.
+  progressed = lambda do |from, more|
+    deadline = Time.now + 60
+    loop do
+      now = survivor.run_scriptlet("$progress").to_a
+      done = now.zip(from).all? { |n, f| n >= f + more }
+      return now if done || Time.now > deadline || !survivor.run_scriptlet("$workers.all?(&:alive?)")
+
+      sleep 0.05
+    end
+  end
+  at_teardown = progressed.([0, 0], 1)
   before = survivor.run_scriptlet("$workers.map(&:alive?)")
   victim.terminate
-  sleep 1
+  progressed.(at_teardown, 3) # and go on working after it
   rounds = survivor.run_scriptlet("$stop = true; $workers.map(&:value)")
   result[:alive_before] = before.to_a
   result[:rounds] = rounds.to_a
