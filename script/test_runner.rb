@@ -19,9 +19,7 @@
 # At the end: each pass's time, the slowest files, and the last line,
 #   N passed, N failed, N skipped
 require "fileutils"
-require "open3"
-require "optparse"
-require "rbconfig"
+require "set"
 require_relative "../test/support/passes"
 
 module TestRunner
@@ -54,7 +52,8 @@ module TestRunner
     plan.reject! { |_, list| list.empty? }
     if plan.empty?
       warn "bin/test: nothing to run: #{describe_selection(options, files)}"
-      return report([], undeclared.size, 0)
+      report([], undeclared.size, 0)
+      return false
     end
 
     jobs = cut_into_jobs(plan, estimates)
@@ -85,7 +84,9 @@ module TestRunner
         options[:list] = true
       else
         path = File.expand_path(arg, ROOT)
-        if !arg.start_with?("-") && File.exist?(path) && path.start_with?(File.join(ROOT, "test"))
+        if !arg.start_with?("-") && path.start_with?(File.join(ROOT, "test/"))
+          raise ArgumentError, "no test file or folder #{arg}" unless File.exist?(path)
+
           options[:paths] << path
         else
           options[:minitest] << arg
@@ -204,8 +205,10 @@ module TestRunner
   end
 
   # Adds this run's times to tmp/test-logs/times.tsv ("PASS FILE SECONDS
-  # TESTS", longest first), keeping what other runs measured of the rest.
+  # TESTS", longest first), keeping what other runs measured of the rest
+  # that is still planned.
   def record_times(jobs)
+    planned = Passes.plan.flat_map { |pass, files| files.map { |file| [pass, file] } }.to_set
     rows = {}
     if File.file?(MEASURED)
       File.foreach(MEASURED) do |line|
@@ -214,6 +217,7 @@ module TestRunner
       end
     end
     measured(jobs).each { |pass, file, seconds, tests| rows[[pass, file]] = [seconds, tests] }
+    rows.select! { |key, _| planned.include?(key) }
     lines = rows.sort_by { |(pass, file), (seconds, _)| [-seconds, pass, file] }
                 .map { |(pass, file), (seconds, tests)| format("%s\t%s\t%.1f\t%d\n", pass, file, seconds, tests) }
     File.write(MEASURED, lines.join)
