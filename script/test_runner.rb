@@ -19,6 +19,7 @@
 # At the end: each pass's time, the slowest files, and the last line,
 #   N passed, N failed, N skipped
 require "fileutils"
+$stdout.sync = true
 require "set"
 require_relative "../test/support/passes"
 
@@ -36,7 +37,7 @@ module TestRunner
   UNMEASURED_SECONDS = 20
   SLOWEST = 10
 
-  Job = Struct.new(:pass, :files, :estimate, :index, :log, :times, :seconds, :counts, keyword_init: true)
+  Job = Struct.new(:pass, :files, :estimate, :index, :log, :times, :seconds, :counts, :problem, keyword_init: true)
 
   module_function
 
@@ -64,7 +65,8 @@ module TestRunner
     FileUtils.rm_f(Dir[File.join(LOGS, "*.{log,times,tests}")])
     started = now
     run_jobs(jobs, options[:lanes], options[:minitest])
-    record_times(jobs)
+    # Times of a run that minitest's arguments cut short would plan the next runs wrong.
+    record_times(jobs) if options[:minitest].empty?
     report(jobs, undeclared.size, now - started)
   end
 
@@ -76,15 +78,20 @@ module TestRunner
       case arg
       when "--pass", /\A--pass=/
         value = arg == "--pass" ? args.shift.to_s : arg.split("=", 2).last
+        raise ArgumentError, "--pass needs a pass (#{(Passes::NAMES + Passes::GROUPS.keys).join(", ")})" if value.empty?
+
         names = value.split(",").flat_map { |word| Passes::GROUPS.fetch(word) { [Passes.find(word).name] } }
         options[:passes] = ((options[:passes] || []) + names).uniq
       when "--jobs", /\A--jobs=/
-        options[:lanes] = Integer(arg == "--jobs" ? args.shift : arg.split("=", 2).last)
+        value = arg == "--jobs" ? args.shift.to_s : arg.split("=", 2).last
+        options[:lanes] = Integer(value, exception: false)
+        raise ArgumentError, "--jobs needs a number of processes, 1 or more (not #{value.inspect})" unless options[:lanes]&.positive?
       when "--list"
         options[:list] = true
       else
         path = File.expand_path(arg, ROOT)
-        if !arg.start_with?("-") && path.start_with?(File.join(ROOT, "test/"))
+        tests = File.join(ROOT, "test")
+        if !arg.start_with?("-") && (path == tests || path.start_with?("#{tests}/"))
           raise ArgumentError, "no test file or folder #{arg}" unless File.exist?(path)
 
           options[:paths] << path
@@ -109,10 +116,10 @@ module TestRunner
   end
 
   def describe_selection(options, files)
-    return "no test file under #{options[:paths].join(', ')}" if files.empty?
+    return "no test file under #{options[:paths].join(", ")}" if files.empty?
 
-    files.map { |d| "#{d.file} runs in #{d.passes.join(', ')}" }.join("; ") +
-      " (asked for #{Array(options[:passes]).join(', ')})"
+    files.map { |d| "#{d.file} runs in #{d.passes.join(", ")}" }.join("; ") +
+      " (asked for #{Array(options[:passes]).join(", ")})"
   end
 
   # {[pass, file] => seconds}: this machine's last measured times, over the
@@ -145,13 +152,14 @@ module TestRunner
     end
     jobs.sort_by { |job| -job.estimate }.each_with_index do |job, i|
       job.index = i + 1
-      name = "#{job.pass.name}-#{format('%02d', job.index)}"
+      name = "#{job.pass.name}-#{format("%02d", job.index)}"
       job.log = File.join(LOGS, "#{name}.log")
       job.times = File.join(LOGS, "#{name}.times")
     end
   end
 
   def list(jobs)
+    jobs.map(&:pass).uniq.each { |pass| puts "#{pass.name}: #{pass.proves}" }
     jobs.each do |job|
       puts "job #{job.index}: #{job.pass.name}, about #{job.estimate.round} s"
       job.files.each { |file| puts "  #{file}" }
@@ -169,38 +177,66 @@ module TestRunner
       Thread.new do
         while (job = queue.pop)
           output.synchronize { puts "--- started: #{describe(job)}" }
-          run_job(job, minitest_args)
+          begin
+            run_job(job, minitest_args)
+          rescue StandardError => e
+            job.problem = "bin/test could not run it: #{e.class}: #{e.message}"
+          end
           output.synchronize { print_job(job, jobs.size) }
         end
       end
     end.each(&:join)
   end
 
+  # A job that takes this many times its estimate, and ten minutes more,
+  # is taken to hang: its processes are killed and it counts as failed.
+  HANG_FACTOR = 3
+  HANG_MARGIN = 600
+
   def run_job(job, minitest_args)
-    FileUtils.rm_f([job.log, job.times])
     env = job.pass.env.merge("FAST_RANDOM_TEST_TIMES" => job.times, "FAST_RANDOM_TEST_FILES" => job.files.join(" "))
     command = [File.join(ROOT, "bin/jruby"), "--jruby", job.pass.jruby, "--start-archive", "-Itest", "test/run_all.rb",
                *minitest_args]
     started = now
-    File.open(job.log, "w") do |log|
+    status = File.open(job.log, "w") do |log|
       log.puts "# #{describe(job)}"
-      log.puts "# #{env.map { |k, v| "#{k}=#{v}" }.join(' ')}"
+      log.puts "# #{env.map { |k, v| v ? "#{k}=#{v}" : "-u #{k}" }.join(" ")}"
       log.flush
-      Process.wait(Process.spawn(env, *command, chdir: ROOT, in: File::NULL, out: log, err: log))
+      pid = Process.spawn(env, *command, chdir: ROOT, in: File::NULL, out: log, err: log, pgroup: true)
+      wait(pid, job.estimate * HANG_FACTOR + HANG_MARGIN) || begin
+        job.problem = "still running after #{(now - started).round} s: killed"
+        Process.kill("KILL", -pid)
+        Process.wait2(pid).last
+      end
     end
     job.seconds = now - started
-    job.counts = File.read(job.log).scan(SUMMARY).last&.map(&:to_i)
+    # Read as bytes: a failure message may hold any character, whatever the locale.
+    job.counts = File.binread(job.log).scan(SUMMARY).last&.map(&:to_i)
+    job.problem ||= "the JRuby ended with #{status}" unless status.success?
+  end
+
+  # The process's status, or nil once +seconds+ have passed.
+  def wait(pid, seconds)
+    deadline = now + seconds
+    loop do
+      _, status = Process.wait2(pid, Process::WNOHANG)
+      return status if status
+      return nil if now > deadline
+
+      sleep 0.5
+    end
   end
 
   def describe(job)
-    "JRuby #{job.pass.name} job #{job.index} (#{job.files.size} file#{'s' if job.files.size > 1}, " \
-      "about #{job.estimate.round} s): #{job.files.map { |f| f.delete_prefix('test/') }.join(' ')}"
+    "JRuby #{job.pass.name} job #{job.index} (#{job.files.size} file#{"s" if job.files.size > 1}, " \
+      "about #{job.estimate.round} s): #{job.files.map { |f| f.delete_prefix("test/") }.join(" ")}"
   end
 
   def print_job(job, total)
-    puts "=== #{job.pass.name} job #{job.index} of #{total}, #{job.seconds.round} s (log: #{job.log.delete_prefix("#{ROOT}/")})"
-    puts File.read(job.log)
+    puts "=== #{job.pass.name} job #{job.index} of #{total}, #{job.seconds.to_i} s (log: #{job.log.delete_prefix("#{ROOT}/")})"
+    $stdout.write(File.binread(job.log)) if File.file?(job.log)
     puts "=== #{job.pass.name} job #{job.index}: the run ended without a minitest summary" unless job.counts
+    puts "=== #{job.pass.name} job #{job.index}: #{job.problem}" if job.problem
     $stdout.flush
   end
 
@@ -245,16 +281,19 @@ module TestRunner
       runs, _, failures, errors, skips = job.counts
       passed += runs - failures - errors - skips
       failed += failures + errors
+      # A JVM that died or hung after its tests passed is a failure too.
+      failed += 1 if job.problem && (failures + errors).zero?
       skipped += skips
     end
     failed += undeclared
 
     unless jobs.empty?
       puts
-      puts "Passes (the time of its jobs, run two at a time; logs in tmp/test-logs/):"
+      puts "Passes (the time of their jobs; logs in tmp/test-logs/):"
       jobs.group_by(&:pass).each do |pass, list|
         tests = list.sum { |job| job.counts ? job.counts.first : 0 }
-        puts format("  %-14s %5d s  %2d job%s  %4d tests", pass.name, list.sum(&:seconds), list.size, list.size > 1 ? "s" : " ", tests)
+        seconds = list.sum { |job| job.seconds.to_f }
+        puts format("  %-14s %5d s  %2d job%s  %4d tests", pass.name, seconds, list.size, list.size > 1 ? "s" : " ", tests)
       end
       slowest = measured(jobs).max_by(SLOWEST) { |row| row[2] }
       puts "The #{slowest.size} slowest files:"

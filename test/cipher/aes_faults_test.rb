@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes main: AES runs on the JDK's AES, whatever the CPU features or the native library; each JRuby has its own jruby-openssl.
+# Passes main: AesCipher's own fallbacks and interleavings, which no CPU feature or native engine touches; one per jruby-openssl.
 
 require_relative "../test_helper"
 require "json"

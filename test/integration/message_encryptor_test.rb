@@ -166,10 +166,9 @@ class MessageEncryptorTest < Minitest::Test
     @exchange ||= begin
       keys = key_cases
       encrypt = encrypt_cases
-      jruby = [*TestHelper.jruby_command(long: true), *RailsStack.load_path_args]
-      # C1 only, as the servlet harness runs: in a short process that loads
-      # Rails, C2 costs more than it gains (about half the CPU time).
-      env = { "FAST_RANDOM_JAVA_OPTS" => "#{ENV.fetch('FAST_RANDOM_JAVA_OPTS', '')} -XX:TieredStopAtLevel=1".strip }
+      # --quick-start's C1 only, as the servlet harness runs: in a short
+      # process that loads Rails, C2 costs more than it gains (about half the CPU time).
+      jruby = [*TestHelper.jruby_command, *RailsStack.load_path_args]
       run = {}
       requests = {}
 
@@ -185,14 +184,13 @@ class MessageEncryptorTest < Minitest::Test
       timed.(:mri) { RailsCrypto.run_mri("keys" => keys, "encrypt" => encrypt) }
       requests[:mri] = decrypt_requests("MRI", encrypt, run[:mri]["encrypted"])
       timed.(:stock) do
-        RailsCrypto.run_jruby(jruby, { "keys" => keys, "decrypt" => sent.(requests[:mri]), "encrypt" => encrypt },
-                              env: env)
+        RailsCrypto.run_jruby(jruby, { "keys" => keys, "decrypt" => sent.(requests[:mri]), "encrypt" => encrypt })
       end
       requests[:stock] = decrypt_requests("stock JRuby", encrypt, run[:stock]["encrypted"])
       timed.(:fast) do
         plan = { "fast_random" => true, "keys" => keys, "decrypt" => sent.(requests[:mri], requests[:stock]),
                  "encrypt" => encrypt }
-        RailsCrypto.run_jruby(jruby, plan, env: env)
+        RailsCrypto.run_jruby(jruby, plan)
       end
       requests[:fast] = decrypt_requests("fast_random", encrypt, run[:fast]["encrypted"])
       timed.(:mri_decrypt) { RailsCrypto.run_mri("decrypt" => sent.(requests[:fast], requests[:stock])) }

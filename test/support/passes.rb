@@ -17,10 +17,7 @@
 module Passes
   ROOT = File.expand_path("../..", __dir__)
 
-  Pass = Struct.new(:name, :jruby, :env, :proves, keyword_init: true) do
-    # Whether a fallback pass: the CPU's help hidden or the library missing.
-    def fallback? = name.end_with?("-fallback")
-  end
+  Pass = Struct.new(:name, :jruby, :env, :proves, keyword_init: true)
 
   TEST_LIBRARY = File.join(ROOT, "tmp/native/test/libfast_random.so")
   STANDIN_LIBRARY = File.join(ROOT, "tmp/native/standin/libfast_random.so")
@@ -31,19 +28,23 @@ module Passes
   # fast_random's own RSA private operation on any x86_64 CPU. The fallback
   # passes run the concurrency soak at a tenth of its size: it is there for
   # the seeding, which the full soak of the main passes would only repeat.
+  # What a pass leaves out, it unsets, so that none of the caller's own
+  # settings turns a main pass into something else.
+  UNSET = { "FAST_RANDOM_HIDE_CPU_RANDOM" => nil, "FAST_RANDOM_HIDE_IFMA" => nil, "FAST_RANDOM_HIDE_LIBCRYPTO" => nil,
+            "FAST_RANDOM_SOAK" => nil }.freeze
   ALL = [
     Pass.new(name: "10.1", jruby: "10.1",
-             env: { "FAST_RANDOM_NATIVE_LIBRARY" => STANDIN_LIBRARY },
+             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => STANDIN_LIBRARY),
              proves: "everything on JRuby 10.1, fast_random's own RSA CRT included (on the IFMA stand-ins)"),
     Pass.new(name: "9.4", jruby: "9.4",
-             env: { "FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY },
+             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY),
              proves: "everything on the older JRuby and its jruby-openssl"),
     Pass.new(name: "10.1-fallback", jruby: "10.1",
-             env: { "FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY, "FAST_RANDOM_HIDE_CPU_RANDOM" => "1",
-                    "FAST_RANDOM_HIDE_IFMA" => "1", "FAST_RANDOM_SOAK" => "small" },
+             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY, "FAST_RANDOM_HIDE_CPU_RANDOM" => "1",
+                              "FAST_RANDOM_HIDE_IFMA" => "1", "FAST_RANDOM_SOAK" => "small"),
              proves: "seeding from the OS alone, RSA without fast_random's IFMA code"),
     Pass.new(name: "9.4-fallback", jruby: "9.4",
-             env: { "FAST_RANDOM_NATIVE_LIBRARY" => "/nonexistent/libfast_random.so", "FAST_RANDOM_SOAK" => "small" },
+             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => "/nonexistent/libfast_random.so", "FAST_RANDOM_SOAK" => "small"),
              proves: "everything without the native library (:gmp or :java RSA, EC on Java code)")
   ].freeze
 
@@ -59,7 +60,7 @@ module Passes
   module_function
 
   def find(name)
-    ALL.find { |pass| pass.name == name } or raise ArgumentError, "no pass #{name} (passes: #{NAMES.join(', ')})"
+    ALL.find { |pass| pass.name == name } or raise ArgumentError, "no pass #{name} (passes: #{NAMES.join(", ")})"
   end
 
   # Every test file, relative to the checkout, sorted.
@@ -80,7 +81,7 @@ module Passes
 
     words = match[:passes].split(/,\s*/).map(&:strip)
     unknown = words - NAMES - GROUPS.keys
-    return Declaration.new(file, [], match[:why], "unknown pass #{unknown.join(', ')} (#{(NAMES + GROUPS.keys).join(', ')})") unless unknown.empty?
+    return Declaration.new(file, [], match[:why], "unknown pass #{unknown.join(", ")} (#{(NAMES + GROUPS.keys).join(", ")})") unless unknown.empty?
 
     passes = words.flat_map { |word| GROUPS.fetch(word, [word]) }.uniq
     Declaration.new(file, NAMES & passes, match[:why], nil)

@@ -174,6 +174,7 @@ when "in_flight"
   victim.terminate
   progressed.(at_teardown, 3) # and go on working after it
   rounds = survivor.run_scriptlet("$stop = true; $workers.map(&:value)")
+  result[:rounds_at_teardown] = at_teardown
   result[:alive_before] = before.to_a
   result[:rounds] = rounds.to_a
   result[:survivor] = JSON.parse(survivor.run_scriptlet(REPORT))
