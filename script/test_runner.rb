@@ -4,12 +4,14 @@
 # pass (test/support/passes.rb) in JRuby processes, two at a time on this
 # 2-core machine, then one summary.
 #
-#   bin/test [--pass NAME[,NAME]]... [--jobs N] [--list] [PATH...] [MINITEST_ARGS...]
+#   bin/test [--pass NAME[,NAME]]... [--jobs N] [--slow] [--list] [PATH...] [MINITEST_ARGS...]
 #
 # PATH is a test file or a directory of them; without one, every file runs
 # in every pass it belongs to. --pass keeps only the passes named (10.1,
 # 9.4, 10.1-fallback, 9.4-fallback, or main, fallback, all). --list prints
-# the plan and runs nothing. Everything else goes to minitest (-n /uuid/,
+# the plan and runs nothing. --slow adds the slow tier (FAST_RANDOM_SLOW=1:
+# the tests that take minutes, such as AES streams of 2 GiB and more, which
+# skip without it). Everything else goes to minitest (-n /uuid/,
 # --seed 42, -v).
 #
 # Each pass's files are cut into jobs of about JOB_SECONDS by the times of
@@ -64,14 +66,15 @@ module TestRunner
     # The last run's jobs' files go, so that no old log is taken for this run's.
     FileUtils.rm_f(Dir[File.join(LOGS, "*.{log,times,tests}")])
     started = now
+    ENV["FAST_RANDOM_SLOW"] = "1" if options[:slow]
     run_jobs(jobs, options[:lanes], options[:minitest])
-    # Times of a run that minitest's arguments cut short would plan the next runs wrong.
-    record_times(jobs) if options[:minitest].empty?
+    # Times of a run that minitest's arguments cut short, or the slow tier lengthened, would plan the next runs wrong.
+    record_times(jobs) if options[:minitest].empty? && !options[:slow]
     report(jobs, undeclared.size, now - started)
   end
 
   def parse(argv)
-    options = { paths: [], passes: nil, lanes: 2, list: false, minitest: [] }
+    options = { paths: [], passes: nil, lanes: 2, list: false, slow: false, minitest: [] }
     args = argv.dup
     until args.empty?
       arg = args.shift
@@ -88,6 +91,8 @@ module TestRunner
         raise ArgumentError, "--jobs needs a number of processes, 1 or more (not #{value.inspect})" unless options[:lanes]&.positive?
       when "--list"
         options[:list] = true
+      when "--slow"
+        options[:slow] = true
       else
         path = File.expand_path(arg, ROOT)
         tests = File.join(ROOT, "test")

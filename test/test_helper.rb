@@ -11,29 +11,38 @@ end
 require "minitest/autorun"
 require_relative "support/file_times"
 
-# A test file run alone (bin/jruby -Itest FILE) loads the test build of the
-# JNI library, the one with fault injection, as every pass of bin/test does
-# (test/support/passes.rb); rake builds it first when it is missing or older
-# than its sources. Where it cannot be built (no C compiler, another
-# platform), the shipped library runs and the tests that inject faults fail
-# saying they need the test build. FAST_RANDOM_NATIVE_LIBRARY, when set,
-# wins: bin/test sets it in every pass.
-unless ENV.key?("FAST_RANDOM_NATIVE_LIBRARY")
-  root = File.expand_path("..", __dir__)
-  library = File.join(root, "tmp/native/test/libfast_random.so")
-  sources = Dir[File.join(root, "ext/fast_random_native/*.[ch]")]
-  if !File.file?(library) || sources.any? { |source| File.mtime(source) > File.mtime(library) }
-    require "open3"
-    out, status = Open3.capture2e("rake", "native_test", chdir: root)
-    warn "test_helper: rake native_test failed, so the shipped library runs (no fault injection):\n#{out}" unless status.success?
-  end
-  ENV["FAST_RANDOM_NATIVE_LIBRARY"] = library if File.file?(library)
+# A test file run alone (bin/jruby -Itest FILE) loads the test builds as
+# every pass of bin/test does (test/support/passes.rb): the JNI library with
+# fault injection, and the jar of the Java test hooks (test/java); rake
+# builds them first when they are missing or older than their sources. Where
+# they cannot be built (no C compiler, another platform), the shipped
+# library runs and the tests that inject faults fail saying they need the
+# test build. FAST_RANDOM_NATIVE_LIBRARY, when set, wins: bin/test sets it
+# in every pass.
+root = File.expand_path("..", __dir__)
+test_jar = File.join(root, "tmp/java-test/fast_random_test.jar")
+test_library = File.join(root, "tmp/native/test/libfast_random.so")
+stale = lambda do |built, sources|
+  !File.file?(built) || sources.any? { |source| File.mtime(source) > File.mtime(built) }
 end
+native_stale = !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY") && stale.(test_library, Dir[File.join(root, "ext/fast_random_native/*.[ch]")])
+jar_stale = stale.(test_jar, Dir[File.join(root, "test/java/**/*.java"), File.join(root, "lib/fast_random/fast_random.jar")])
+if native_stale || jar_stale
+  require "open3"
+  out, status = Open3.capture2e("rake", "test_builds", chdir: root)
+  warn "test_helper: rake test_builds failed, so the shipped library runs (no fault injection):\n#{out}" unless status.success?
+end
+ENV["FAST_RANDOM_NATIVE_LIBRARY"] = test_library if !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY") && File.file?(test_library)
 require "fast_random"
+# The Java test hooks, beside the shipped jar in JRuby's class loader (their
+# classes share its packages).
+require test_jar if RUBY_ENGINE == "jruby" && File.file?(test_jar)
 require "set"
 
 module TestHelper
   ROOT = File.expand_path("..", __dir__)
+  # The jar of the Java test hooks (test/java; rake test_builds), for child JRubies to require.
+  TEST_JAR = File.join(ROOT, "tmp/java-test/fast_random_test.jar")
   UUID_V4 = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/
 
   # NIST and Wycheproof vectors, copied into test/vectors (see its README).

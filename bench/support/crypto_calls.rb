@@ -23,6 +23,11 @@ module Bench
     CBC_RANDOM_IV = "AES-256-CBC encrypt 200 B, random_iv"
     ENCRYPTOR_ROUND_TRIP = "MessageEncryptor encrypt_and_sign + decrypt_and_verify"
     ENCRYPTOR_DECRYPT = "MessageEncryptor decrypt_and_verify"
+    ENCRYPTOR_DISTINCT = "MessageEncryptor decrypt_and_verify, distinct messages"
+    # The MessageEncryptor rows.
+    ENCRYPTOR = [ENCRYPTOR_ROUND_TRIP, ENCRYPTOR_DECRYPT, ENCRYPTOR_DISTINCT].freeze
+    # How many distinct messages ENCRYPTOR_DISTINCT decrypts in turn: as many sessions as a busy server sees.
+    DISTINCT = 1024
     PBKDF2_SHA256 = "PKCS5.pbkdf2_hmac SHA-256, 1,000 iterations"
     PBKDF2_SHA1 = "PKCS5.pbkdf2_hmac_sha1, 1,000 iterations"
     HKDF = "KDF.hkdf SHA-256, 32 B"
@@ -34,7 +39,7 @@ module Bench
 
     # bench/crypto.rb's calls, in the report's order.
     SINGLE = [RANDOM_IV, FIXED_IV, *GCM.values, GCM_RANDOM_IV, GCM_DECRYPT, CBC_RANDOM_IV, ENCRYPTOR_ROUND_TRIP,
-              ENCRYPTOR_DECRYPT, PBKDF2_SHA256, PBKDF2_SHA1, HKDF, HMAC].freeze
+              ENCRYPTOR_DECRYPT, ENCRYPTOR_DISTINCT, PBKDF2_SHA256, PBKDF2_SHA1, HKDF, HMAC].freeze
     # bench/crypto_threads.rb's calls.
     THREADED = [GCM["200 B"], GCM_DECRYPT, CBC_RANDOM_IV, GCM["64 KB"]].freeze
     # Calls per chunk (see Bench.in_chunks): fewer for the slow ones.
@@ -86,6 +91,7 @@ module Bench
       when CBC_RANDOM_IV then cbc_loop(n)
       when ENCRYPTOR_ROUND_TRIP then encryptor_loop(encryptor, n)
       when ENCRYPTOR_DECRYPT then encryptor_decrypt_loop(encryptor, n)
+      when ENCRYPTOR_DISTINCT then encryptor_distinct_loop(encryptor, n)
       when PBKDF2_SHA256 then n.times { OpenSSL::PKCS5.pbkdf2_hmac(SECRET, SALT, 1000, 32, "sha256") }
       when PBKDF2_SHA1 then n.times { OpenSSL::PKCS5.pbkdf2_hmac_sha1(SECRET, SALT, 1000, 32) }
       when HKDF then n.times { hkdf }
@@ -178,6 +184,20 @@ module Bench
       i = 0
       while i < n
         encryptor.decrypt_and_verify(token)
+        i += 1
+      end
+    end
+
+    # Tokens of DISTINCT sessions, each its own IV and ciphertext, made once.
+    def distinct_tokens(encryptor)
+      @distinct_tokens ||= Array.new(DISTINCT) { |i| encryptor.encrypt_and_sign(MESSAGE.merge("user_id" => i)) }.freeze
+    end
+
+    def encryptor_distinct_loop(encryptor, n)
+      tokens = distinct_tokens(encryptor)
+      i = 0
+      while i < n
+        encryptor.decrypt_and_verify(tokens[i % DISTINCT])
         i += 1
       end
     end

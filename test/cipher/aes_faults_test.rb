@@ -4,13 +4,18 @@
 
 require_relative "../test_helper"
 require "json"
+require "openssl"
+require "digest"
+require "jruby"
 
 # Failure paths of FastRandom::AES (src/main/java/fastrandom/cipher/AesCipher.java):
-# a JDK call that throws (made to, through AesCipher.setFaults, at each
-# step: getting the JDK's cipher, its init, AAD, update, final) gives
-# stock's bytes and errors, said by one warning; nothing wrong, partial or
-# unverified comes out; and once the JDK works again the next message is
-# on it. One child JRuby, so the process's one warning can be counted.
+# a JDK call that throws (made to, through the test build's AesFaults, at
+# each step: getting the JDK's cipher, its init, AAD, each update, final)
+# gives stock's bytes and errors, below and above the replay limit (16 MiB
+# of a GCM message), said by warnings that count the faults; nothing wrong,
+# partial or unverified comes out; a message that cannot be replayed is
+# refused, never restarted; and once the JDK works again the next message
+# is on it. The warnings are counted in a child JRuby.
 class AesFaultsTest < Minitest::Test
   STEPS = %w[cipher init aad update final].freeze
 
@@ -18,7 +23,8 @@ class AesFaultsTest < Minitest::Test
     require "fast_random"
     require "openssl"
     require "json"
-    aes = Java::FastrandomCipher::AesCipher
+    require TEST_JAR
+    aes = Java::FastrandomCipher::AesFaults
     key = "k" * 32
     run = lambda do |name, direction, chunks, aad: nil, tag: nil, iv: nil|
       c = OpenSSL::Cipher.new(name)
@@ -58,10 +64,10 @@ class AesFaultsTest < Minitest::Test
     report["faults"] = {}
     STEPS.each do |step|
       cases.each do |label, call|
-        aes.setFaults(->(s) { s == step })
+        aes.set(->(s) { s == step })
         before = stats.()
         result = call.()
-        aes.setFaults(nil)
+        aes.set(nil)
         middle = stats.()
         again = call.()
         after = stats.()
@@ -73,14 +79,15 @@ class AesFaultsTest < Minitest::Test
       end
     end
     # A JDK that always fails: every message still right, on BouncyCastle.
-    aes.setFaults(->(_) { true })
+    aes.set(->(_) { true })
     report["always"] = cases.transform_values(&:call)
-    aes.setFaults(nil)
+    aes.set(nil)
+    report["total_faults"] = FastRandom::AES.stats[:faults]
     puts JSON.generate(report)
   RUBY
 
   def test_a_failing_jdk_call_gives_stock_s_result_once_warned_and_the_next_message_is_on_the_jdk
-    out, err, status = TestHelper.jruby("STEPS = #{STEPS.inspect}\n#{CHILD}")
+    out, err, status = TestHelper.jruby("STEPS = #{STEPS.inspect}\nTEST_JAR = #{TestHelper::TEST_JAR.dump}\n#{CHILD}")
     assert status.success?, err
     report = JSON.parse(out.lines.last)
     stock = report.fetch("stock")
@@ -109,60 +116,275 @@ class AesFaultsTest < Minitest::Test
       assert_equal joined(stock.fetch(label)), joined(outcome), "#{label} with every JDK call failing"
     end
 
+    # Warned at the 1st, 10th, 100th... fault, each time with the count (I1).
+    faults = report.fetch("total_faults")
+    assert_operator faults, :>=, 10
     warnings = err.lines.grep(/AES/)
-    assert_equal 1, warnings.size, err
-    assert_match(/AES: a call to the JDK's cipher failed \(.*injected failure.*\); jruby-openssl's BouncyCastle finished/,
+    expected = (0..).lazy.map { |e| 10**e }.take_while { |n| n <= faults }.to_a
+    assert_equal expected.size, warnings.size, err
+    assert_match(/AES: a call to the JDK's cipher failed \(the last: .*injected failure.*\); jruby-openssl's BouncyCastle finished/,
                  warnings.first)
+    assert_match(/AES: 10 calls to the JDK's cipher failed .*FastRandom::AES.stats\[:faults\] counts them/, warnings[1])
   end
 
-  # Streaming: CBC and CTR keep one block for BouncyCastle to take over
-  # from, GCM encryption up to 16 MB; so a long stream runs in a small heap,
-  # as stock's does, and a JDK failure past 16 MB of a GCM encryption is a
-  # CipherError, with no wrong byte given out and the next message fine.
-  def test_streams_run_in_bounded_memory_and_a_late_gcm_failure_raises
-    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx160m" }, long: true)
+  LIMIT = 16 << 20 # AesCipher::REPLAY_LIMIT
+
+  # Every JDK call of a message failing in turn (getting the cipher, init,
+  # AAD, the 1st, 2nd and 3rd update, final), at sizes below, just below
+  # and above the replay limit: stock's bytes, tag and error each time, and
+  # the next message on the JDK. Above the limit a GCM message goes on on
+  # BouncyCastle, so no JDK call can fail there (and the tag is the right
+  # one, where a failure past 16 MiB used to give the empty message's).
+  def test_a_fault_at_any_step_below_or_above_the_replay_limit_gives_stock_s_result
+    faults = Java::FastrandomCipher::AesFaults
+    key = "K" * 32
+    [1000, LIMIT - 64, LIMIT + 21].each do |size| # below, just below with the tag, above
+      plain = Random.new(size).bytes(size)
+      chunks = [plain[0, size / 3], plain[size / 3, size / 3], plain[(2 * size / 3)..]]
+      gcm = run_message("aes-256-gcm", :encrypt, key, chunks, aad: "header")
+      ct = gcm[:out]
+      cases = {
+        "gcm encrypt" => [:encrypt, chunks, "aes-256-gcm"],
+        "gcm decrypt" => [:decrypt, [ct[0, 17], ct[17, size / 2], ct[(17 + size / 2)..]], "aes-256-gcm"],
+        "cbc encrypt" => [:encrypt, chunks, "aes-256-cbc"],
+        "ctr decrypt" => [:decrypt, chunks, "aes-128-ctr"],
+      }
+      cases.each do |label, (direction, input, name)|
+        next if size > 1000 && !name.end_with?("gcm") # CBC and CTR keep one block at any size
+
+        options = name.end_with?("gcm") ? { aad: "header", tag: direction == :decrypt ? gcm[:tag] : nil } : {}
+        FastRandom::AES.uninstall
+        expected = digest(run_message(name, direction, key, input, **options))
+        FastRandom::AES.install
+        %w[cipher init aad update:1 update:2 update:3 final].each do |at|
+          step, nth = at.split(":")
+          seen = 0
+          faults.set(->(s) { s == step && (seen += 1) == (nth || 1).to_i })
+          begin
+            got = run_message(name, direction, key, input, **options)
+          ensure
+            faults.set(nil)
+          end
+          where = "#{label}, #{size} B, fault at #{at}"
+          assert_equal expected, digest(got), where
+          before = FastRandom::AES.stats
+          assert_equal expected, digest(run_message(name, direction, key, input, **options)), "#{where}: the next message"
+          after = FastRandom::AES.stats
+          assert_equal 0, after[:faults] - before[:faults], where
+          assert_equal(size > LIMIT && name.end_with?("gcm") ? 0 : 1, after[:jdk] - before[:jdk], "#{where}: the next message's engine")
+        end
+      end
+    end
+  end
+
+  # F1: AAD after a GCM message's data is refused before any output, as on
+  # MRI ("couldn't set additional authenticated data"), whatever the size:
+  # past the replay limit BouncyCastle restarted the message, reusing its
+  # keystream and giving the empty message's tag. The calls after it are
+  # refused too, until the next init.
+  def test_aad_after_data_is_refused_before_any_output_and_until_the_next_init
+    key = "K" * 32
+    [100, LIMIT + 100].each do |size|
+      plain = "p" * size
+      %i[encrypt decrypt].each do |direction|
+        c = OpenSSL::Cipher.new("aes-256-gcm").send(direction)
+        c.key = key
+        c.iv = "n" * 12
+        c.auth_tag = "t" * 16 if direction == :decrypt
+        first = c.update(plain)
+        c.auth_data = "late"
+        error = assert_raises(OpenSSL::Cipher::CipherError, "#{direction} #{size}") { c.update(plain) }
+        assert_match(/couldn't set additional authenticated data: AES-GCM takes it before the message's data/, error.message)
+        assert_raises(OpenSSL::Cipher::CipherError) { c.final }
+        assert_raises(OpenSSL::Cipher::CipherError) { c.update("more") }
+        next unless direction == :encrypt
+
+        assert_equal size - size % 16, first.bytesize
+        # A new init starts a new message (jruby-openssl keeps the refused AAD for it: set it again).
+        c.iv = "m" * 12
+        c.auth_data = "again"
+        ct = c.update("fresh") + c.final
+        d = OpenSSL::Cipher.new("aes-256-gcm").decrypt
+        d.key = key
+        d.iv = "m" * 12
+        d.auth_tag = c.auth_tag
+        d.auth_data = "again"
+        assert_equal "fresh", d.update(ct) + d.final
+      end
+    end
+  end
+
+  # F6: after a fault moved a CBC message to BouncyCastle, an error at its
+  # final resets the cipher as stock's resets (to the init's IV): the next
+  # message, with no new init, decrypts as on stock.
+  def test_a_replayed_message_that_ends_in_an_error_resets_as_stock_s_does
+    faults = Java::FastrandomCipher::AesFaults
+    key = "K" * 32
+    iv = "I" * 16
+    good = OpenSSL::Cipher.new("aes-256-cbc").encrypt.tap { |e| e.key = key; e.iv = iv }
+    ct = good.update("a message of some length, more than two blocks") + good.final
+    run = lambda do
+      c = OpenSSL::Cipher.new("aes-256-cbc").decrypt
+      c.key = key
+      c.iv = iv
+      c.update("x" * 40)
+      faults.set(->(s) { s == "update" })
+      c.update("y" * 40)
+      faults.set(nil)
+      error = (c.final rescue $!) # 80 bytes of junk: bad padding or more
+      [error.class, c.update(ct) + c.final]
+    ensure
+      faults.set(nil)
+    end
+    FastRandom::AES.uninstall
+    expected = run.()
+    FastRandom::AES.install
+    assert_equal expected, run.()
+    assert_equal "a message of some length, more than two blocks", expected.last
+  end
+
+  # F5: an update that raised (here in jruby-openssl itself, whose IV
+  # bookkeeping fails after iv_len= grows) releases nothing of its input
+  # later: stock lost that update's plaintext with the exception and its
+  # final gives only the rest; fast_random's final gives the same bytes (it
+  # used to give all of them).
+  def test_an_update_that_raised_releases_nothing_of_its_input_later
+    key = "K" * 16
+    plain = (0...100).map { |i| (65 + i % 26).chr }.join
+    e = OpenSSL::Cipher.new("aes-128-gcm").encrypt
+    e.key = key
+    e.iv = "n" * 12
+    ct = e.update(plain) + e.final
+    tag = e.auth_tag
+    run = lambda do
+      c = OpenSSL::Cipher.new("aes-128-gcm").decrypt
+      c.key = key
+      c.iv = "n" * 12
+      c.auth_tag = tag
+      out = c.update(ct[0, 40]) # jruby-openssl sizes its last-IV copy: 12 bytes
+      c.iv_len = 16
+      error = assert_raises(OpenSSL::Cipher::CipherError) { c.update(ct[40, 40]) } # it copies 16 into 12
+      out << c.update(ct[80, 10]) << c.update(ct[90, 10]) << c.final
+      [error.class, out]
+    end
+    FastRandom::AES.uninstall
+    expected = run.()
+    FastRandom::AES.install
+    assert_equal expected, run.()
+    assert_equal plain[0, 16] + plain[64..], expected.last
+  end
+
+  # I1: no public way in the shipped jar to make the JDK path fail.
+  def test_the_shipped_jar_has_no_fault_hook
+    %w[fastrandom.cipher.AesCipher fastrandom.cipher.JdkCipher fastrandom.kdf.Pbkdf2].each do |name|
+      type = java.lang.Class.forName(name, false, JRuby.runtime.getJRubyClassLoader)
+      public_setters = type.getDeclaredMethods.select do |m|
+        java.lang.reflect.Modifier.isPublic(m.getModifiers) &&
+          (m.getName.start_with?("set") || (m.getName.match?(/fault|digestsource/i) && m.getParameterCount.positive?))
+      end
+      assert_empty public_setters.map(&:getName), name
+    end
+    jar = File.join(TestHelper::ROOT, "lib/fast_random/fast_random.jar")
+    entries = java.util.jar.JarFile.new(jar).entries.map(&:getName)
+    assert_empty entries.grep(/Faults/), "test hooks in the shipped jar"
+  end
+
+  # Streams of any size in a small heap: CBC and CTR keep one block, GCM up
+  # to the replay limit (a decryption holds its plaintext until then, and
+  # streams past it as stock's does). 256 MB each way under -Xmx200m, where
+  # GCM decryption used to hold the whole message and run out of memory.
+  def test_streams_run_in_bounded_memory
+    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx200m" }, long: true)
       require "fast_random"
       require "openssl"
-      aes = Java::FastrandomCipher::AesCipher
+      require "digest"
       chunk = "s" * (1 << 20)
       report = {}
       %w[aes-128-ctr aes-256-cbc aes-256-gcm].each do |name|
-        c = OpenSSL::Cipher.new(name).encrypt
-        c.key = "k" * c.key_len
-        c.iv = "i" * c.iv_len
+        e = OpenSSL::Cipher.new(name).encrypt
+        d = OpenSSL::Cipher.new(name).decrypt
+        [e, d].each { |c| c.key = "k" * c.key_len; c.iv = "i" * c.iv_len }
+        plain = Digest::SHA256.new
+        back = Digest::SHA256.new
         total = 0
-        400.times { total += c.update(chunk).bytesize }
-        total += c.final.bytesize
-        report[name] = total
+        256.times do
+          plain << chunk
+          ct = e.update(chunk)
+          total += ct.bytesize
+          back << d.update(ct) unless ct.empty?
+        end
+        last = e.final
+        total += last.bytesize
+        d.auth_tag = e.auth_tag if name.end_with?("gcm")
+        back << (last.empty? ? "" : d.update(last)) << d.final
+        report[name] = [total, plain.hexdigest == back.hexdigest]
       end
-      c = OpenSSL::Cipher.new("aes-256-gcm").encrypt
-      c.key = "k" * 32
-      c.iv = "j" * 12
-      20.times { c.update(chunk) }
-      aes.setFaults(->(step) { step == "update" })
-      begin
-        c.update(chunk)
-        report["late failure"] = "no error"
-      rescue OpenSSL::Cipher::CipherError => e
-        report["late failure"] = e.message
-      end
-      aes.setFaults(nil)
-      d = OpenSSL::Cipher.new("aes-256-gcm").encrypt
-      d.key = "k" * 32
-      d.iv = "l" * 12
-      report["next"] = (d.update("next") + d.final).bytesize
       p report
     RUBY
     assert status.success?, err
     report = eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
-    assert_equal 400 << 20, report["aes-128-ctr"]
-    assert_equal (400 << 20) + 16, report["aes-256-cbc"]
-    assert_equal 400 << 20, report["aes-256-gcm"]
-    assert_match(/more than 16 MB of this AES-GCM message went to the JDK before its cipher failed/, report["late failure"])
-    assert_equal 4, report["next"]
+    assert_equal [256 << 20, true], report["aes-128-ctr"]
+    assert_equal [(256 << 20) + 16, true], report["aes-256-cbc"]
+    assert_equal [256 << 20, true], report["aes-256-gcm"]
+  end
+
+  # The slow tier (bin/test --slow): messages just over 2 GiB, from a
+  # streamed source, each way, give stock's bytes and tag (SunJCE refuses a
+  # GCM message of 2^31 bytes: past 16 MiB the message is BouncyCastle's,
+  # as all of it is on stock). Minutes: BouncyCastle's speed, twice.
+  def test_messages_over_2_gib_each_way_give_stock_s_bytes
+    skip "the slow tier (minutes): bin/test --slow runs it" unless ENV["FAST_RANDOM_SLOW"]
+
+    chunk = Random.new(7).bytes(1 << 20)
+    chunks = (1 << 11) + 3 # 2 GiB and 3 MiB
+    %w[aes-256-gcm aes-128-ctr aes-256-cbc].each do |name|
+      results = %i[stock fast_random].to_h do |side|
+        side == :stock ? FastRandom::AES.uninstall : FastRandom::AES.install
+        e = OpenSSL::Cipher.new(name).encrypt
+        d = OpenSSL::Cipher.new(name).decrypt
+        [e, d].each { |c| c.key = "k" * c.key_len; c.iv = "i" * c.iv_len }
+        ct = Digest::SHA256.new
+        back = Digest::SHA256.new
+        chunks.times do |i|
+          out = e.update(i.even? ? chunk : chunk.reverse)
+          ct << out
+          back << d.update(out) unless out.empty?
+        end
+        last = e.final
+        ct << last
+        d.auth_tag = e.auth_tag if name.end_with?("gcm")
+        back << (last.empty? ? "" : d.update(last)) << d.final
+        [side, [ct.hexdigest, name.end_with?("gcm") ? e.auth_tag.unpack1("H*") : nil, back.hexdigest]]
+      ensure
+        FastRandom::AES.install
+      end
+      plain = Digest::SHA256.new
+      chunks.times { |i| plain << (i.even? ? chunk : chunk.reverse) }
+      assert_equal results[:stock], results[:fast_random], name
+      assert_equal plain.hexdigest, results[:fast_random].last, "#{name}: the round trip"
+    end
   end
 
   private
+
+  # One message: its bytes (GCM decryption's come at the final), tag, error.
+  def run_message(name, direction, key, chunks, aad: nil, tag: nil)
+    c = OpenSSL::Cipher.new(name).send(direction)
+    c.key = key[0, c.key_len]
+    c.iv = "i" * c.iv_len
+    c.auth_tag = tag if tag
+    c.auth_data = aad if aad
+    out = +"".b
+    chunks.each { |chunk| out << c.update(chunk) }
+    out << c.final
+    { out: out, tag: name.end_with?("gcm") && direction == :encrypt ? c.auth_tag : nil }
+  rescue OpenSSL::Cipher::CipherError => e
+    { out: out, error: e.message }
+  end
+
+  def digest(result)
+    [Digest::SHA256.hexdigest(result[:out] || ""), result[:tag]&.unpack1("H*"), result[:error]]
+  end
 
   # What a caller sees: every byte (update outputs joined; GCM decryption
   # releases its bytes at the final only), the tag, the error.

@@ -77,9 +77,10 @@ class AesInterleavedTest < Minitest::Test
             o[:ct] = e.update(plain[0, rng.rand(1..100)]) + e.final
           end
           o[:acc] = +""
+          o[:data] = false
           log << [i, o[:name], :start, o[:enc]]
-        when 2 # aad
-          next unless gcm
+        when 2 # aad, before the message's data (after it, fast_random refuses as MRI does: aes_faults_test.rb)
+          next if !gcm || o[:data]
           c.auth_data = ["hdr", "x"*rng.rand(1..40)][rng.rand(2)]
           log << [i, o[:name], :aad]
         when 3..6 # update
@@ -87,14 +88,17 @@ class AesInterleavedTest < Minitest::Test
           off = rng.rand(src.bytesize); len = rng.rand(1..40)
           chunk = src.byteslice(off, len)
           chunk = src.byteslice(0, len) if chunk.empty?
+          o[:data] = true
           out = c.update(chunk)
           if gcm && !o[:enc] then o[:acc] << out else log << [i, o[:name], :update, out.unpack1("H*")] end
         when 7, 8 # final
+          o[:data] = false
           out = c.final
           log << [i, o[:name], :final, (o[:acc] + out).unpack1("H*"), (gcm && o[:enc]) ? c.auth_tag.unpack1("H*") : nil]
           o[:acc] = +""
         when 9 # whole message on ct
           next unless o[:ct]
+          o[:data] = false
           out = c.update(o[:ct]) + c.final
           log << [i, o[:name], :whole, (o[:acc] + out).unpack1("H*")]
           o[:acc] = +""

@@ -205,8 +205,9 @@ module AesScenarios
       [[:new, "aes-#{bits}-gcm"], [dir], [:key, k], [:iv, i]]
     end
 
-    # auth_data before the first update, late (after an update: BouncyCastle
-    # takes it), between updates, twice, empty, alone, long.
+    # auth_data before the first update, twice, empty, alone, long. (AAD
+    # after data, which stock takes and MRI refuses, fast_random refuses as
+    # MRI does: test/cipher/aes_faults_test.rb.)
     def gcm_additional_data
       BITS.each do |bits|
         k = key(bits)
@@ -219,10 +220,7 @@ module AesScenarios
           "no AAD" => [[:update, data], [:final]],
           "empty AAD" => [[:auth_data, ""], [:update, data], [:final]],
           "AAD first" => [[:auth_data, aad], [:update, data], [:final]],
-          "AAD after an update" => [[:update, data], [:auth_data, aad], [:final]],
-          "AAD between updates" => [[:update, data[0, 17]], [:auth_data, aad], [:update, data[17..]], [:final]],
           "AAD in two calls" => [[:auth_data, aad[0, 7]], [:auth_data, aad[7..]], [:update, data], [:final]],
-          "AAD in two calls, the second late" => [[:auth_data, aad[0, 7]], [:update, data], [:auth_data, aad[7..]], [:final]],
           "AAD only" => [[:auth_data, aad], [:final]],
           "long AAD" => [[:auth_data, bytes(5000)], [:update, data], [:final]],
         }
@@ -231,8 +229,6 @@ module AesScenarios
         end
         decrypt = {
           "AAD first" => [[:set_auth_tag, tag_with], [:auth_data, aad], [:update, ct], [:final]],
-          "AAD after an update" => [[:set_auth_tag, tag_with], [:update, ct], [:auth_data, aad], [:final]],
-          "AAD between updates" => [[:set_auth_tag, tag_with], [:update, ct[0, 17]], [:auth_data, aad], [:update, ct[17..]], [:final]],
           "empty AAD" => [[:set_auth_tag, tag_without], [:auth_data, ""], [:update, ct], [:final]],
           "no AAD, but the tag needs it" => [[:set_auth_tag, tag_with], [:update, ct], [:final]],
           "AAD, but the tag has none" => [[:set_auth_tag, tag_without], [:auth_data, aad], [:update, ct], [:final]],

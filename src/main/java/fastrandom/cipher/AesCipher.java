@@ -11,10 +11,9 @@ import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
 import java.security.ProviderException;
 import java.security.SecureRandom;
-import java.security.Security;
 import java.security.spec.AlgorithmParameterSpec;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
@@ -41,16 +40,33 @@ import fastrandom.support.Diagnostics;
  * <p>How errors stay BouncyCastle's: whatever the JDK path would refuse
  * (bad padding, a misaligned block, a wrong tag, data after a GCM final)
  * and any parameter outside it (other IV or tag lengths, wrap modes, no
- * IV) goes to a fresh BouncyCastle cipher, given the message so far; it
- * raises its own exception or gives its answer. That is also how a failing
- * JDK call is answered: BouncyCastle finishes the message (stock's result),
- * one warning is given, and the next message is on the JDK again. So the
- * message is kept (copied) until its final.
+ * IV) goes to a fresh BouncyCastle cipher, given the message so far
+ * (replayed); it raises its own exception or gives its answer. That is
+ * also how a failing JDK call is answered: BouncyCastle finishes the
+ * message (stock's result), a warning counts the faults, and the next
+ * message is on the JDK again.
+ *
+ * <p>The replay is exact or it does not happen. CBC and CTR keep one
+ * block; a GCM message keeps its AAD and data up to {@link #REPLAY_LIMIT}
+ * and, past it, goes on on BouncyCastle (replayed while it still can be:
+ * stock's code and speed for the rest of a long message), so a JDK
+ * failure always has the whole message to replay. What cannot be replayed
+ * is refused before any output: AAD after a GCM message's data is a
+ * CipherError, as on MRI (OpenSSL hashes the AAD first; BouncyCastle would
+ * restart the message), and so is every later call until the next init. A
+ * message that fails midway is never half continued: it refuses too.
  *
  * <p>One deliberate difference: GCM decryption releases no plaintext before
- * the tag is verified. {@code update} returns nothing and {@code final}
- * everything, where BouncyCastle (and OpenSSL) return unverified plaintext
- * from {@code update}. Concatenated, the result is the same.
+ * the tag is verified, up to {@link #REPLAY_LIMIT} of ciphertext. {@code
+ * update} returns nothing and {@code final} everything, where BouncyCastle
+ * (and OpenSSL) return unverified plaintext from {@code update}. Past the
+ * limit the message streams as stock's and MRI's do (the plaintext so far
+ * comes out then, and the tag is checked at the final), so any size runs
+ * in bounded memory. Concatenated, the result is the same.
+ *
+ * <p>Secrets: the JDK cipher a message ran on goes back to the thread
+ * re-keyed with zeros ({@link JdkCipher}); the kept message and the held
+ * back bytes are zeroed when the message is done ({@link Buffer}).
  */
 public final class AesCipher extends CipherSpi {
     /** The modes served, by the transformation jruby-openssl asks for (BouncyCastle's name too). */
@@ -81,31 +97,31 @@ public final class AesCipher extends CipherSpi {
 
     private static final int BLOCK = 16;
     /**
-     * The most of a GCM encryption kept for BouncyCastle to take over from
-     * (CBC and CTR keep one block; GCM decryption keeps all, as the JDK does).
+     * The most of a GCM message kept (AAD and data; GCM decryption's
+     * ciphertext until its tag is verified): a replay needs no more, and a
+     * message that grows past it goes on on BouncyCastle.
      */
-    private static final int RECORD_LIMIT = 16 << 20;
-    private static final String JDK_PROVIDER = "SunJCE";
+    static final int REPLAY_LIMIT = 16 << 20;
 
     private static final LongAdder JDK_MESSAGES = new LongAdder();
     private static final LongAdder BOUNCY_CASTLE_MESSAGES = new LongAdder();
-    private static final LongAdder FAULTS = new LongAdder();
-    private static final AtomicBoolean WARNED = new AtomicBoolean();
-    private static volatile Provider jdkProvider;
+    private static final AtomicLong FAULTS = new AtomicLong();
     /**
-     * A spare JDK cipher per mode, per thread (getting one from the JDK
-     * costs about as much as a short message): per mode, the cipher and the
-     * GCM key and nonce it last encrypted with. JDK classes only, no class
-     * of ours, whose loader a container's long-lived thread would then keep
-     * past an undeploy.
+     * Tests: a JDK call whose step ("cipher", "init", "aad", "update",
+     * "final") it accepts fails. Set by the test build's AesFaults only:
+     * the shipped jar has no way to set it.
      */
-    private static final ThreadLocal<Object[]> SPARES = ThreadLocal.withInitial(() -> new Object[3 * Mode.values().length]);
-    /** Tests: a JDK call whose step ("cipher", "init", "aad", "update", "final") it accepts fails. */
-    private static volatile Predicate<String> faults;
+    static volatile Predicate<String> faults;
+    /**
+     * While jruby-openssl's update runs on this thread: TRUE, or the GCM
+     * decryption whose update returned (see {@link #callerRaised}); else
+     * null. An Object[], so that the thread keeps no class of ours.
+     */
+    private static final ThreadLocal<Object[]> RETURNED = ThreadLocal.withInitial(() -> new Object[1]);
 
     private final Mode mode;
     private final Provider bouncyCastle;
-    /** This cipher's JDK cipher, made at its first message. */
+    /** This cipher's JDK cipher while a message runs on it (or the thread had a spare: then kept). */
     private JdkCipher jdk;
     /** The BouncyCastle cipher the message runs on, if it does, else null. */
     private Cipher fallback;
@@ -116,17 +132,33 @@ public final class AesCipher extends CipherSpi {
 
     // The message: parameters as given to init, and its input so far.
     private int opmode;
-    private Key key;
+    private SecretKeySpec key;
     private AlgorithmParameterSpec spec;
     private boolean initialized;
     private boolean jdkStarted;
     /** GCM encryption finished: BouncyCastle refuses more until the next init. */
     private boolean spent;
-    /** The message's AAD and data so far (for BouncyCastle, should it finish the message; GCM decryption's until its final). */
+    /** Why the message is refused until the next init (a call that could not be served exactly), or null. */
+    private String refusal;
+    /** GCM: the message has data (AAD after it is refused). */
+    private boolean gcmData;
+    /** GCM decryption past {@link #REPLAY_LIMIT}: BouncyCastle's plaintext comes out from update, as stock's. */
+    private boolean streaming;
+    /** The message's AAD and data so far (for a replay; GCM decryption's until its final), up to the limit. */
     private final Buffer aad = new Buffer();
     private final Buffer data = new Buffer();
     /** GCM decryption on BouncyCastle: the plaintext its updates gave, released at a final that verifies the tag. */
     private final Buffer unverified = new Buffer();
+    /**
+     * GCM decryption: what its last update would have released (the
+     * plaintext's range on the JDK path, else the bytes it added to {@link
+     * #unverified}), and the ranges of plaintext never to be released,
+     * whose update raised in jruby-openssl after it returned (start, end).
+     */
+    private long lastReleasedFrom, lastReleasedTo;
+    private long[] dropped = NO_RANGES;
+    private int droppedCount;
+    private static final long[] NO_RANGES = new long[0];
     /** The message's data so far, in bytes. */
     private long dataLength;
     /**
@@ -134,8 +166,6 @@ public final class AesCipher extends CipherSpi {
      * (decrypting), where BouncyCastle would go on from; the IV to start.
      */
     private final byte[] chain = new byte[BLOCK];
-    /** A GCM encryption past {@link #RECORD_LIMIT}: no longer kept, so a failing JDK call can no longer be handed over. */
-    private boolean unrecorded;
     /** Data held back from the JDK as BouncyCastle holds it back (up to two blocks). */
     private final byte[] pending = new byte[2 * BLOCK];
     private int pendingLength;
@@ -159,19 +189,14 @@ public final class AesCipher extends CipherSpi {
         return JDK_MESSAGES.sum();
     }
 
-    /** Messages finished on BouncyCastle: a parameter, call or error the JDK path leaves to it. */
+    /** Messages finished on BouncyCastle: a parameter, call or error the JDK path leaves to it, a GCM message past the limit. */
     public static long bouncyCastleMessages() {
         return BOUNCY_CASTLE_MESSAGES.sum();
     }
 
     /** JDK calls that failed, whose message BouncyCastle then took over (a message it refuses too is no fault). */
     public static long faults() {
-        return FAULTS.sum();
-    }
-
-    /** Tests: JDK calls at the steps {@code failing} accepts throw; null: none. */
-    public static void setFaults(Predicate<String> failing) {
-        faults = failing;
+        return FAULTS.get();
     }
 
     // --- init ---
@@ -199,7 +224,7 @@ public final class AesCipher extends CipherSpi {
             startOnBouncyCastle(opmode, key, params, null, random);
             return;
         }
-        byte[] keyBytes = key.getEncoded();
+        byte[] keyBytes = key.getEncoded(); // jruby-openssl's own array (not ours to zero)
         initialized = false;
         if (initWentToBouncyCastle) {
             // The inits before went to BouncyCastle's cipher, which remembers them (failed ones too): it decides.
@@ -213,6 +238,7 @@ public final class AesCipher extends CipherSpi {
             cipher.init(opmode, key, params, random);
             throw new InvalidAlgorithmParameterException("cannot reuse nonce for GCM encryption");
         }
+        if (lastKey != null) Arrays.fill(lastKey, (byte) 0);
         lastKey = keyBytes.clone();
         lastNonce = nonce;
         this.opmode = opmode;
@@ -230,8 +256,10 @@ public final class AesCipher extends CipherSpi {
     private byte[] jdkPathIv(int opmode, Key key, AlgorithmParameterSpec params) {
         if (opmode != Cipher.ENCRYPT_MODE && opmode != Cipher.DECRYPT_MODE) return null;
         if (!(key instanceof SecretKey) || !"RAW".equalsIgnoreCase(key.getFormat())) return null;
-        byte[] encoded = key.getEncoded();
-        if (encoded == null || (encoded.length != 16 && encoded.length != 24 && encoded.length != 32)) return null;
+        byte[] encoded = key.getEncoded(); // jruby-openssl's key gives its own array: never zeroed here
+        if (encoded == null) return null;
+        int keyLength = encoded.length;
+        if (keyLength != 16 && keyLength != 24 && keyLength != 32) return null;
         if (mode == Mode.GCM) {
             if (!(params instanceof GCMParameterSpec)) return null;
             GCMParameterSpec gcm = (GCMParameterSpec) params;
@@ -282,12 +310,17 @@ public final class AesCipher extends CipherSpi {
         fallback = null;
         jdkStarted = false;
         spent = false;
+        refusal = null;
+        gcmData = false;
+        streaming = false;
+        droppedCount = 0;
+        lastReleasedFrom = lastReleasedTo = 0;
         aad.clear();
         data.clear();
         unverified.clear();
         dataLength = 0;
+        Arrays.fill(pending, (byte) 0);
         pendingLength = 0;
-        unrecorded = false;
         if (mode != Mode.GCM && spec instanceof IvParameterSpec) System.arraycopy(((IvParameterSpec) spec).getIV(), 0, chain, 0, BLOCK);
     }
 
@@ -295,15 +328,23 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected void engineUpdateAAD(byte[] src, int offset, int len) {
+        checkNotRefused();
+        if (mode == Mode.GCM && gcmData && !spent && len > 0) {
+            // OpenSSL's rule (MRI's): the AAD comes first. BouncyCastle would take it as if it had, restarting the
+            // message's hash, and past the replay limit nothing could be replayed to it.
+            throw refuse("couldn't set additional authenticated data: AES-GCM takes it before the message's data");
+        }
         if (fallback == null) {
             checkInitialized();
-            if (mode != Mode.GCM || spent || (dataLength > 0 && opmode == Cipher.ENCRYPT_MODE)) {
-                // Not an AEAD mode, after the final, or AAD after data (the JDK hashes AAD first): BouncyCastle's
-                // call (which takes late AAD as if it came first).
-                moveToBouncyCastle(data.length, null);
+            if (mode != Mode.GCM || spent) {
+                moveToBouncyCastle(data.length, null); // not an AEAD mode, or after the final: BouncyCastle's error
             } else {
-                aad.append(src, offset, len, 0); // for the JDK when the message's data starts
-                return;
+                if ((long) aad.length + len > REPLAY_LIMIT) {
+                    moveToBouncyCastle(0, null); // more AAD than is kept: BouncyCastle takes the message
+                } else {
+                    aad.append(src, offset, len, 0); // for the JDK when the message's data starts
+                    return;
+                }
             }
         }
         fallback.updateAAD(src, offset, len);
@@ -318,34 +359,31 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected byte[] engineUpdate(byte[] in, int offset, int len) {
+        checkNotRefused();
         if (fallback == null) {
             checkInitialized();
             if (spent) moveToBouncyCastle(0, null);
         }
-        boolean gcmDecryption = gcmDecryption();
-        if (fallback != null) {
-            byte[] out = fallback.update(in, offset, len);
-            if (!gcmDecryption || out == null) return out;
-            unverified.append(out, 0, out.length, 0); // BouncyCastle's plaintext, held until its tag is verified
-            return new byte[0];
-        }
+        if (len > 0 && mode == Mode.GCM) gcmData = true;
+        if (fallback != null) return fallbackUpdate(in, offset, len);
         if (len == 0) return null;
+        boolean gcmDecryption = gcmDecryption();
+        if (mode == Mode.GCM && data.length + (long) len > REPLAY_LIMIT) return pastReplayLimit(in, offset, len);
         if (gcmDecryption) {
             data.append(in, offset, len, tagLength()); // room for the tag, given at the final
-        } else if (mode == Mode.GCM && !unrecorded) {
-            if (data.length + (long) len <= RECORD_LIMIT) {
-                data.append(in, offset, len, 0);
-            } else {
-                data.clear();
-                unrecorded = true;
-            }
+        } else if (mode == Mode.GCM) {
+            data.append(in, offset, len, 0);
         }
         long before = dataLength;
         dataLength += len;
         if (gcmDecryption) {
             // Nothing released before the tag is verified; null where BouncyCastle gives nothing (jruby-openssl
             // takes its next IV from the input only when update gives something).
-            return bouncyCastleDecryptOutput(dataLength) > bouncyCastleDecryptOutput(before) ? new byte[0] : null;
+            long from = bouncyCastleDecryptOutput(before);
+            long to = bouncyCastleDecryptOutput(dataLength);
+            if (to == from) return null;
+            returned(from, to);
+            return new byte[0];
         }
         try {
             return jdkUpdate(in, offset, len, before);
@@ -356,11 +394,48 @@ public final class AesCipher extends CipherSpi {
         }
     }
 
+    /** An update on BouncyCastle: GCM decryption's plaintext held until the tag is verified, up to the limit. */
+    private byte[] fallbackUpdate(byte[] in, int offset, int len) {
+        byte[] out = fallback.update(in, offset, len);
+        if (!gcmDecryption() || streaming || out == null) return out;
+        if ((long) unverified.length + out.length <= REPLAY_LIMIT) {
+            returned(unverified.length, unverified.length + out.length);
+            unverified.append(out, 0, out.length, 0);
+            Arrays.fill(out, (byte) 0);
+            return new byte[0];
+        }
+        streaming = true; // past the limit: stock's stream
+        byte[] held = Arrays.copyOf(unverified.bytes, unverified.length);
+        unverified.clear();
+        return concat(held, out);
+    }
+
+    /**
+     * A GCM message grows past {@link #REPLAY_LIMIT}: it goes on on
+     * BouncyCastle, given its AAD and data so far (for an encryption, what
+     * BouncyCastle gives for them was released already; a decryption
+     * releases its plaintext so far now, and streams from here on).
+     */
+    private byte[] pastReplayLimit(byte[] in, int offset, int len) {
+        if (gcmEncryption()) {
+            moveToBouncyCastle(data.length, null);
+            data.clear();
+            return fallback.update(in, offset, len);
+        }
+        moveToBouncyCastle(0, null);
+        streaming = true;
+        byte[] first = data.length > 0 ? withoutDropped(fallback.update(data.bytes, 0, data.length)) : null;
+        data.clear();
+        return concat(first, fallback.update(in, offset, len));
+    }
+
     @Override
     protected int engineUpdate(byte[] in, int offset, int len, byte[] out, int outOffset) throws ShortBufferException {
-        if (fallback != null && !gcmDecryption()) return fallback.update(in, offset, len, out, outOffset);
+        if (refusal == null && fallback != null && !gcmDecryption()) return fallback.update(in, offset, len, out, outOffset);
         // Checked before the input is taken (as BouncyCastle does), so that a caller can retry.
-        if (out.length - outOffset < updateOutputSize(len)) throw new ShortBufferException("output buffer too short for input.");
+        if (refusal == null && out.length - outOffset < updateOutputSize(len)) {
+            throw new ShortBufferException("output buffer too short for input.");
+        }
         return copyOut(engineUpdate(in, offset, len), out, outOffset);
     }
 
@@ -370,9 +445,17 @@ public final class AesCipher extends CipherSpi {
         return afterTag <= 0 ? 0 : afterTag - afterTag % BLOCK;
     }
 
-    /** What an update of {@code len} bytes gives on the JDK path (GCM decryption: nothing). */
+    /**
+     * At most what an update of {@code len} bytes gives (GCM decryption:
+     * nothing, unless it streams or starts to, past the limit).
+     */
     private int updateOutputSize(int len) {
-        return gcmDecryption() || fallback != null ? 0 : releasedBy(dataLength, len);
+        if (!gcmDecryption()) return fallback != null ? 0 : releasedBy(dataLength, len);
+        if (fallback != null) {
+            boolean releases = streaming || (long) unverified.length + fallback.getOutputSize(len) > REPLAY_LIMIT;
+            return releases ? fallback.getOutputSize(len) + unverified.length : 0;
+        }
+        return data.length + (long) len > REPLAY_LIMIT ? (int) Math.max(0, dataLength + len - tagLength()) : 0;
     }
 
     /** The bytes BouncyCastle releases when {@code len} more come after {@code before} (its update output). */
@@ -412,8 +495,79 @@ public final class AesCipher extends CipherSpi {
                 System.arraycopy(in, offset, chain, fromPending, fromInput);
             }
         }
+        Arrays.fill(pending, 0, pendingLength, (byte) 0);
         pendingLength = len - fromInput;
         System.arraycopy(in, offset + fromInput, pending, 0, pendingLength);
+        return out;
+    }
+
+    /** GCM decryption's update released (on stock: returned) plaintext {@code from} to {@code to}. */
+    private void returned(long from, long to) {
+        lastReleasedFrom = from;
+        lastReleasedTo = to;
+        Object[] returned = RETURNED.get();
+        if (returned[0] != null) returned[0] = this; // only within jruby-openssl's update (cleared when it ends)
+    }
+
+    /** jruby-openssl's {@code update} is about to call a cipher on this thread. */
+    public static void callerStarts() {
+        RETURNED.get()[0] = Boolean.TRUE;
+    }
+
+    /** jruby-openssl's {@code update} has returned, or raised. */
+    public static void callerEnds() {
+        RETURNED.get()[0] = null;
+    }
+
+    /**
+     * jruby-openssl's {@code update} raised after a GCM decryption's update
+     * returned (its own IV bookkeeping can, after {@code iv_len=}): stock's
+     * plaintext from that update was lost with the exception, and its final
+     * gives only the rest; so nothing of that update's input is released
+     * later here either.
+     */
+    public static void callerRaised() {
+        Object[] returned = RETURNED.get();
+        Object cipher = returned[0];
+        returned[0] = null;
+        if (cipher instanceof AesCipher) ((AesCipher) cipher).dropLastUpdate();
+    }
+
+    private void dropLastUpdate() {
+        if (!gcmDecryption() || streaming || lastReleasedTo == lastReleasedFrom) return;
+        if (fallback != null) {
+            if (lastReleasedTo == unverified.length) unverified.truncate((int) (lastReleasedTo - lastReleasedFrom));
+        } else {
+            if (droppedCount * 2 == dropped.length) dropped = Arrays.copyOf(dropped, Math.max(4, dropped.length * 2));
+            dropped[droppedCount * 2] = lastReleasedFrom;
+            dropped[droppedCount * 2 + 1] = lastReleasedTo;
+            droppedCount++;
+        }
+        lastReleasedFrom = lastReleasedTo = 0;
+    }
+
+    /** {@code plaintext} (from the message's start) without the ranges never to be released. */
+    private byte[] withoutDropped(byte[] plaintext) {
+        if (droppedCount == 0 || plaintext == null) return plaintext;
+        byte[] kept = new byte[plaintext.length];
+        int length = 0;
+        long at = 0;
+        for (int i = 0; i < droppedCount; i++) {
+            int from = (int) Math.min(dropped[2 * i], plaintext.length);
+            int to = (int) Math.min(dropped[2 * i + 1], plaintext.length);
+            if (from > at) {
+                System.arraycopy(plaintext, (int) at, kept, length, (int) (from - at));
+                length += (int) (from - at);
+            }
+            at = Math.max(at, to);
+        }
+        if (at < plaintext.length) {
+            System.arraycopy(plaintext, (int) at, kept, length, (int) (plaintext.length - at));
+            length += (int) (plaintext.length - at);
+        }
+        Arrays.fill(plaintext, (byte) 0);
+        byte[] out = Arrays.copyOf(kept, length);
+        Arrays.fill(kept, (byte) 0);
         return out;
     }
 
@@ -421,22 +575,15 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected byte[] engineDoFinal(byte[] in, int offset, int len) throws IllegalBlockSizeException, BadPaddingException {
+        checkNotRefused();
         if (fallback == null) {
             checkInitialized();
             if (spent) moveToBouncyCastle(0, null);
         }
-        if (fallback != null) {
-            try {
-                byte[] out = in == null ? fallback.doFinal() : fallback.doFinal(in, offset, len);
-                if (gcmDecryption() && unverified.length > 0) out = concat(Arrays.copyOf(unverified.bytes, unverified.length), out);
-                finishedOnBouncyCastle();
-                return out;
-            } finally {
-                BOUNCY_CASTLE_MESSAGES.increment();
-            }
-        }
+        if (fallback != null) return fallbackFinal(in, offset, len);
         if (len > 0) {
-            if (gcmDecryption()) {
+            if (gcmDecryption() && data.length + (long) len <= REPLAY_LIMIT) {
+                gcmData = true;
                 data.append(in, offset, len, 0);
                 dataLength += len;
             } else {
@@ -454,17 +601,25 @@ public final class AesCipher extends CipherSpi {
         }
         if (out != null) {
             JDK_MESSAGES.increment();
+            if (gcmDecryption()) out = withoutDropped(out);
             finished();
             return out;
         }
-        // The JDK path refuses (or failed): BouncyCastle decides, from the whole message.
+        // The JDK path refuses (or failed): BouncyCastle decides, from the whole message (kept: within the limit).
         Cipher cipher = null;
         try {
             cipher = bouncyCastleReplay(gcmDecryption() ? 0 : data.length);
             byte[] answer;
             if (gcmDecryption()) {
-                byte[] plaintext = data.length > 0 ? cipher.update(data.bytes, 0, data.length) : null; // kept until the tag is verified
-                answer = concat(plaintext, cipher.doFinal());
+                byte[] plaintext = null; // kept until the tag is verified
+                try {
+                    plaintext = data.length > 0 ? cipher.update(data.bytes, 0, data.length) : null;
+                    answer = withoutDropped(concat(plaintext, cipher.doFinal()));
+                } catch (GeneralSecurityException | RuntimeException e) {
+                    if (plaintext != null) Arrays.fill(plaintext, (byte) 0);
+                    throw e;
+                }
+                if (plaintext != null && plaintext != answer) Arrays.fill(plaintext, (byte) 0);
             } else {
                 answer = cipher.doFinal();
             }
@@ -489,6 +644,27 @@ public final class AesCipher extends CipherSpi {
         }
     }
 
+    /** A final on BouncyCastle, which releases GCM decryption's held plaintext only with a verified tag. */
+    private byte[] fallbackFinal(byte[] in, int offset, int len) throws IllegalBlockSizeException, BadPaddingException {
+        try {
+            byte[] out = in == null ? fallback.doFinal() : fallback.doFinal(in, offset, len);
+            if (gcmDecryption() && unverified.length > 0) out = concat(Arrays.copyOf(unverified.bytes, unverified.length), out);
+            finishedOnBouncyCastle();
+            return out;
+        } catch (IllegalBlockSizeException | BadPaddingException | RuntimeException e) {
+            unverified.clear(); // a plaintext whose tag failed never comes out
+            gcmData = false; // the message is over (its cipher's next AAD is BouncyCastle's to judge)
+            if (fallback != ownBouncyCastle || !initWentToBouncyCastle) {
+                // A replayed message: BouncyCastle's cipher would reset to the init's IV (CBC, CTR), so the next
+                // message starts there, on the JDK; GCM's stays refused, as stock's does until its next init.
+                if (!gcmDecryption()) finished();
+            }
+            throw e;
+        } finally {
+            BOUNCY_CASTLE_MESSAGES.increment();
+        }
+    }
+
     /**
      * After a final on BouncyCastle: this cipher's own BouncyCastle cipher,
      * reset by its final, takes the next message too (its init was one the
@@ -497,6 +673,8 @@ public final class AesCipher extends CipherSpi {
     private void finishedOnBouncyCastle() {
         if (fallback == ownBouncyCastle && initWentToBouncyCastle) {
             unverified.clear();
+            gcmData = false;
+            streaming = false;
         } else {
             finished();
         }
@@ -568,85 +746,14 @@ public final class AesCipher extends CipherSpi {
 
     private void startJdk() throws GeneralSecurityException {
         if (jdkStarted) return;
-        boolean gcmEncryption = gcmEncryption();
-        byte[] nonce = gcmEncryption ? ((GCMParameterSpec) spec).getIV() : null;
-        if (jdk == null) {
-            jdk = JdkCipher.takeSpare(mode);
-        }
-        if (jdk == null) {
-            step("cipher");
-            jdk = new JdkCipher(Cipher.getInstance(mode.jdkTransformation, jdkProvider()));
-        }
+        if (jdk == null) jdk = JdkCipher.take(mode);
         step("init");
-        if (gcmEncryption && jdk.encrypted(key, nonce)) {
-            // The JDK refuses to encrypt again with the key and nonce its GCM cipher last encrypted with. Its
-            // cipher is the thread's, shared by every Cipher here, where stock refuses only a Cipher's own
-            // repeat (BouncyCastle's rule, checked at init): an init with another nonce, which encrypts
-            // nothing, makes it forget them.
-            byte[] other = nonce.clone();
-            other[0] ^= 1;
-            jdk.cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(BLOCK * 8, other));
-        }
-        jdk.cipher.init(opmode, key, spec);
-        if (gcmEncryption) jdk.encrypting(key, nonce);
+        jdk.init(opmode, key, spec);
         if (aad.length > 0) {
             step("aad");
             jdk.cipher.updateAAD(aad.bytes, 0, aad.length);
         }
         jdkStarted = true;
-    }
-
-    /** A JDK cipher, and for GCM the key and nonce it last encrypted with (which it would refuse next). */
-    private static final class JdkCipher {
-        final Cipher cipher;
-        private byte[] key;
-        private byte[] nonce;
-
-        JdkCipher(Cipher cipher) {
-            this.cipher = cipher;
-        }
-
-        boolean encrypted(Key key, byte[] nonce) {
-            return Arrays.equals(nonce, this.nonce) && MessageDigest.isEqual(((SecretKeySpec) key).getEncoded(), this.key);
-        }
-
-        void encrypting(Key key, byte[] nonce) {
-            this.key = ((SecretKeySpec) key).getEncoded();
-            this.nonce = nonce;
-        }
-
-        /** The thread's spare cipher for {@code mode}, taken, or null. */
-        static JdkCipher takeSpare(Mode mode) {
-            Object[] spares = SPARES.get();
-            int at = 3 * mode.ordinal();
-            if (spares[at] == null) return null;
-            JdkCipher spare = new JdkCipher((Cipher) spares[at]);
-            spare.key = (byte[]) spares[at + 1];
-            spare.nonce = (byte[]) spares[at + 2];
-            Arrays.fill(spares, at, at + 3, null);
-            return spare;
-        }
-
-        /** Keeps this cipher as the thread's spare for {@code mode}, unless it has one. */
-        boolean keepAsSpare(Mode mode) {
-            Object[] spares = SPARES.get();
-            int at = 3 * mode.ordinal();
-            if (spares[at] != null) return false;
-            spares[at] = cipher;
-            spares[at + 1] = key;
-            spares[at + 2] = nonce;
-            return true;
-        }
-    }
-
-    private static Provider jdkProvider() throws NoSuchAlgorithmException {
-        Provider provider = jdkProvider;
-        if (provider == null) {
-            provider = Security.getProvider(JDK_PROVIDER);
-            if (provider == null) throw new NoSuchAlgorithmException("the JDK's " + JDK_PROVIDER + " provider is not installed");
-            jdkProvider = provider;
-        }
-        return provider;
     }
 
     private Cipher newBouncyCastle() {
@@ -659,10 +766,10 @@ public final class AesCipher extends CipherSpi {
 
     /**
      * A new BouncyCastle cipher where the message is: for GCM, given its
-     * AAD and its first {@code dataBytes} bytes of data (its GCM takes AAD
-     * given late as if it came first); for CBC and CTR, started where the
-     * JDK is (the last block, the counter) and given the bytes held back.
-     * What it gives for them was released already.
+     * AAD and its first {@code dataBytes} bytes of data (all kept, within
+     * the limit); for CBC and CTR, started where the JDK is (the last
+     * block, the counter) and given the bytes held back. What it gives for
+     * them was released already.
      */
     private Cipher bouncyCastleReplay(long dataBytes) throws GeneralSecurityException {
         Cipher cipher = newBouncyCastle();
@@ -671,13 +778,12 @@ public final class AesCipher extends CipherSpi {
             if (pendingLength > 0) cipher.update(pending, 0, pendingLength);
             return cipher;
         }
-        if (unrecorded && dataBytes > 0) {
-            throw new ProviderException("more than " + (RECORD_LIMIT >> 20) + " MB of this AES-GCM message went to the JDK"
-                    + " before its cipher failed, too much to keep for jruby-openssl's BouncyCastle to finish it");
-        }
         cipher.init(opmode, key, spec);
         if (aad.length > 0) cipher.updateAAD(aad.bytes, 0, aad.length);
-        if (dataBytes > 0) cipher.update(data.bytes, 0, (int) dataBytes);
+        if (dataBytes > 0) {
+            byte[] released = cipher.update(data.bytes, 0, (int) dataBytes);
+            if (released != null) Arrays.fill(released, (byte) 0);
+        }
         if (spent) cipher.doFinal();
         return cipher;
     }
@@ -696,29 +802,54 @@ public final class AesCipher extends CipherSpi {
 
     /**
      * The rest of the message goes to BouncyCastle, given its AAD and first
-     * {@code dataBytes} bytes of data; {@code fault}: the JDK call that failed, if one did.
+     * {@code dataBytes} bytes of data; {@code fault}: the JDK call that
+     * failed, if one did. If BouncyCastle cannot take it, the message is
+     * refused until the next init.
      */
     private void moveToBouncyCastle(long dataBytes, Exception fault) {
         jdk = null; // its state is the message's, or broken: not for the next one
         try {
             fallback = bouncyCastleReplay(dataBytes);
-        } catch (GeneralSecurityException e) {
-            throw new ProviderException("BouncyCastle refused the message it is to finish: " + e.getMessage(), e);
+        } catch (GeneralSecurityException | RuntimeException e) {
+            throw refuse("jruby-openssl's BouncyCastle refused the message it was to go on with (" + e.getMessage() + ")");
         }
         if (fault != null) fault(fault);
     }
 
+    /** A fault, counted; said at the 1st, 10th, 100th... */
     private static void fault(Exception e) {
-        FAULTS.increment();
-        if (WARNED.compareAndSet(false, true)) {
-            Diagnostics.warn("AES: a call to the JDK's cipher failed (" + e + "); jruby-openssl's BouncyCastle finished"
-                    + " the message, and the next one is on the JDK again (said once)");
+        long count = FAULTS.incrementAndGet();
+        long power = 1;
+        while (power < count && power <= Long.MAX_VALUE / 10) power *= 10;
+        if (power == count) {
+            Diagnostics.warn("AES: " + (count == 1 ? "a call" : count + " calls") + " to the JDK's cipher failed (the last: "
+                    + e + "); jruby-openssl's BouncyCastle finished each such message, and the next one was on the JDK"
+                    + " again (said at the 1st, 10th, 100th... fault; FastRandom::AES.stats[:faults] counts them)");
         }
     }
 
-    private static void step(String name) {
+    /** Tests: fails the JDK call at {@code name} if the test build's hook says so. */
+    static void step(String name) {
         Predicate<String> failing = faults;
         if (failing != null && failing.test(name)) throw new ProviderException("injected failure of the JDK's AES at " + name);
+    }
+
+    /** Refuses this message and every call on it until the next init, with {@code why}. */
+    private IllegalStateException refuse(String why) {
+        fallback = null;
+        jdk = null;
+        jdkStarted = false;
+        aad.clear();
+        data.clear();
+        unverified.clear();
+        Arrays.fill(pending, (byte) 0);
+        pendingLength = 0;
+        refusal = why;
+        return new IllegalStateException(why);
+    }
+
+    private void checkNotRefused() {
+        if (refusal != null) throw new IllegalStateException(refusal + "; the message is refused until the cipher's next init");
     }
 
     private boolean gcmEncryption() {
@@ -735,57 +866,9 @@ public final class AesCipher extends CipherSpi {
 
     private void finished() {
         boolean gcmEncryption = gcmEncryption();
-        if (jdk != null) {
-            // The JDK's cipher waits for this thread's next message, which will init it.
-            if (jdk.keepAsSpare(mode)) jdk = null;
-        }
+        if (jdk != null && jdk.putBack(mode)) jdk = null; // else kept, with this cipher's key, for its next message
         resetMessage();
         spent = gcmEncryption;
-    }
-
-    /**
-     * Bytes kept for a message, in one array that grows as they come: the
-     * thread's spare one when it is big enough (a message's copy then costs
-     * no allocation), zeroed and given back when the message is done.
-     */
-    private static final class Buffer {
-        private static final byte[] NONE = new byte[0];
-        /** The largest array a thread keeps between messages. */
-        private static final int KEPT = 1 << 17;
-        private static final ThreadLocal<byte[][]> SPARE = ThreadLocal.withInitial(() -> new byte[1][]);
-        byte[] bytes = NONE;
-        int length;
-
-        /** Appends, leaving {@code room} spare bytes if the array has to grow. */
-        void append(byte[] src, int offset, int len, int room) {
-            if (bytes.length - length < len) grow(length + len + room);
-            System.arraycopy(src, offset, bytes, length, len);
-            length += len;
-        }
-
-        private void grow(int size) {
-            if (bytes == NONE) {
-                byte[][] spare = SPARE.get();
-                if (spare[0] != null && spare[0].length >= size) {
-                    bytes = spare[0];
-                    spare[0] = null;
-                    return;
-                }
-            }
-            bytes = Arrays.copyOf(bytes, Math.max(size, 2 * bytes.length));
-        }
-
-        /** Forgets the bytes: zeroed, the array goes back to the thread if it is worth keeping. */
-        void clear() {
-            if (bytes == NONE) return;
-            Arrays.fill(bytes, 0, length, (byte) 0);
-            if (bytes.length <= KEPT) {
-                byte[][] spare = SPARE.get();
-                if (spare[0] == null || spare[0].length < bytes.length) spare[0] = bytes;
-            }
-            bytes = NONE;
-            length = 0;
-        }
     }
 
     private void checkInitialized() {

@@ -34,8 +34,9 @@ public final class AesModule {
 
     /**
      * Messages finished on the JDK, on BouncyCastle (parameters, calls and
-     * errors left to it), and JDK failures BouncyCastle answered; counted
-     * over the JVM (or the class loader fast_random's jar is in).
+     * errors left to it, GCM messages past 16 MiB), and JDK failures
+     * BouncyCastle answered; counted over the JVM (or the class loader
+     * fast_random's jar is in).
      */
     @JRubyMethod(name = "stats", meta = true)
     public static IRubyObject stats(ThreadContext context, IRubyObject self) {

@@ -61,6 +61,11 @@ public final class OpenSSLHook {
         installOrWarn(context, fastRandom, "EC");
         installOrWarn(context, fastRandom, "AES");
         try {
+            CipherMethods.install(runtime);
+        } catch (RuntimeException | LinkageError e) {
+            Diagnostics.warn("OpenSSL::Cipher#update stays jruby-openssl's alone (wrapping it failed: " + e + ")");
+        }
+        try {
             KdfMethods.install(runtime);
         } catch (RuntimeException | LinkageError e) {
             Diagnostics.warn("PBKDF2 stays on jruby-openssl's Java code (installing fast_random's failed: " + e + ")");

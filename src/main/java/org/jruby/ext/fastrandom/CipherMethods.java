@@ -1,0 +1,62 @@
+package org.jruby.ext.fastrandom;
+
+import org.jruby.Ruby;
+import org.jruby.RubyClass;
+import org.jruby.RubyModule;
+import org.jruby.anno.JRubyMethod;
+import org.jruby.exceptions.RaiseException;
+import org.jruby.internal.runtime.methods.DynamicMethod;
+import org.jruby.internal.runtime.methods.JavaMethod;
+import org.jruby.runtime.Block;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.cipher.AesCipher;
+
+/**
+ * {@code OpenSSL::Cipher#update} around jruby-openssl's own, so that an
+ * update that raises in jruby-openssl after the cipher's update returned
+ * (its IV bookkeeping can, after {@code iv_len=}) releases nothing of its
+ * input later: see {@link AesCipher#callerRaised}. Everything else is
+ * jruby-openssl's method, called as it is.
+ */
+public final class CipherMethods {
+    /** Where jruby-openssl's update is kept, on OpenSSL::Cipher. */
+    private static final String STOCK = "fast_random_stock_update";
+
+    private CipherMethods() {}
+
+    /** Puts {@link #update} on OpenSSL::Cipher in place of jruby-openssl's, once; openssl must be loaded. */
+    static void install(Ruby runtime) {
+        RubyModule cipher = runtime.getClassFromPath("OpenSSL::Cipher");
+        RubyModule location = cipher.getMethodLocation();
+        synchronized (cipher) {
+            if (cipher.getInternalVariables().getInternalVariable(STOCK) != null) return;
+            DynamicMethod stock = location.getMethods().get("update");
+            if (stock == null) throw new IllegalStateException("jruby-openssl's OpenSSL::Cipher has no update");
+            cipher.getInternalVariables().setInternalVariable(STOCK, stock);
+            Bindings.define(cipher, CipherMethods.class);
+            // A method already redefined (a polyfill loaded before us) stays as it is, for every call.
+            if (!(stock instanceof JavaMethod)) location.addMethod("update", stock);
+        }
+    }
+
+    /** {@code update(data)} and {@code update(data, buffer)}: jruby-openssl's. */
+    @JRubyMethod(name = "update", required = 1, optional = 1)
+    public static IRubyObject update(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        for (RubyClass type = self.getMetaClass().getRealClass(); type != null; type = type.getSuperClass()) {
+            Object stock = type.getInternalVariables().getInternalVariable(STOCK);
+            if (stock == null) continue;
+            AesCipher.callerStarts();
+            try {
+                return ((DynamicMethod) stock).call(context, self, type, "update", args, block);
+            } catch (RaiseException e) {
+                AesCipher.callerRaised();
+                throw e;
+            } finally {
+                AesCipher.callerEnds();
+            }
+        }
+        throw context.runtime.newNotImplementedError("OpenSSL::Cipher#update: jruby-openssl's method is not there");
+    }
+}
