@@ -157,7 +157,10 @@ class AesFaultsTest < Minitest::Test
         FastRandom::AES.uninstall
         expected = digest(run_message(name, direction, key, input, **options))
         FastRandom::AES.install
-        %w[cipher init aad update:1 update:2 update:3 final].each do |at|
+        # Large messages: the cipher comes from the thread's spare (no "cipher" step), and the next message
+        # is checked once, after the last fault.
+        points = size > 1000 ? %w[init aad update:1 update:2 update:3 final] : %w[cipher init aad update:1 update:2 update:3 final]
+        points.each do |at|
           step, nth = at.split(":")
           seen = 0
           faults.set(->(s) { s == step && (seen += 1) == (nth || 1).to_i })
@@ -168,6 +171,8 @@ class AesFaultsTest < Minitest::Test
           end
           where = "#{label}, #{size} B, fault at #{at}"
           problems << "#{where}: #{digest(got).inspect}, stock #{expected.inspect}" unless digest(got) == expected
+          next if size > 1000 && at != points.last
+
           before = FastRandom::AES.stats
           again = digest(run_message(name, direction, key, input, **options))
           after = FastRandom::AES.stats
@@ -295,10 +300,10 @@ class AesFaultsTest < Minitest::Test
 
   # Streams of any size in a small heap: CBC and CTR keep one block, GCM up
   # to the replay limit (a decryption holds its plaintext until then, and
-  # streams past it as stock's does). 256 MB each way under -Xmx200m, where
+  # streams past it as stock's does). 128 MB each way under -Xmx100m, where
   # GCM decryption used to hold the whole message and run out of memory.
   def test_streams_run_in_bounded_memory
-    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx200m" }, long: true)
+    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx100m" }, long: true)
       require "fast_random"
       require "openssl"
       require "digest"
@@ -311,7 +316,7 @@ class AesFaultsTest < Minitest::Test
         plain = Digest::SHA256.new
         back = Digest::SHA256.new
         total = 0
-        256.times do
+        128.times do
           plain << chunk
           ct = e.update(chunk)
           total += ct.bytesize
@@ -327,9 +332,9 @@ class AesFaultsTest < Minitest::Test
     RUBY
     assert status.success?, err
     report = eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
-    assert_equal [256 << 20, true], report["aes-128-ctr"]
-    assert_equal [(256 << 20) + 16, true], report["aes-256-cbc"]
-    assert_equal [256 << 20, true], report["aes-256-gcm"]
+    assert_equal [128 << 20, true], report["aes-128-ctr"]
+    assert_equal [(128 << 20) + 16, true], report["aes-256-cbc"]
+    assert_equal [128 << 20, true], report["aes-256-gcm"]
   end
 
   # The slow tier (bin/test --slow): messages just over 2 GiB, from a
