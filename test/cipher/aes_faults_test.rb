@@ -300,10 +300,10 @@ class AesFaultsTest < Minitest::Test
 
   # Streams of any size in a small heap: CBC and CTR keep one block, GCM up
   # to the replay limit (a decryption holds its plaintext until then, and
-  # streams past it as stock's does). 128 MB each way under -Xmx100m, where
+  # streams past it as stock's does). 128 MB each way under -Xmx160m, where
   # GCM decryption used to hold the whole message and run out of memory.
   def test_streams_run_in_bounded_memory
-    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx100m" }, long: true)
+    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx160m" }, long: true)
       require "fast_random"
       require "openssl"
       require "digest"
