@@ -25,6 +25,11 @@ else
   notes["missing"] = calls::ENCRYPTOR.to_h { |name| [name, missing] }
 end
 
+# The MessageEncryptor rows run Rails, JSON and jruby-openssl: JRuby's JIT takes 10 to 30 s for them on a busy
+# 2-core machine, so each runs until it is compiled before benchmark-ips warms up (CryptoCalls.settle).
+# The seconds each took go to the notes.
+notes["settled"] = calls::ENCRYPTOR.to_h { |name| [name, calls.settle(name, encryptor)] } if encryptor
+
 Bench.ips(notes) do |x|
   calls::SINGLE.each do |name|
     next if !encryptor && calls::ENCRYPTOR.include?(name)

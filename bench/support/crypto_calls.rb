@@ -193,13 +193,33 @@ module Bench
       @distinct_tokens ||= Array.new(DISTINCT) { |i| encryptor.encrypt_and_sign(MESSAGE.merge("user_id" => i)) }.freeze
     end
 
+    # The index goes on from call to call: benchmark-ips calls with n of 1 while it warms up and about 100 ms'
+    # worth after, which restarting at 0 would spend on the first tokens only.
     def encryptor_distinct_loop(encryptor, n)
       tokens = distinct_tokens(encryptor)
+      at = @distinct_at || 0
       i = 0
       while i < n
-        encryptor.decrypt_and_verify(tokens[i % DISTINCT])
+        encryptor.decrypt_and_verify(tokens[(at + i) % DISTINCT])
         i += 1
       end
+      @distinct_at = (at + n) % DISTINCT
+    end
+
+    # Runs +name+ in 1 s windows until the JVM's JIT is done with it: three windows in a row with under 10 ms of
+    # compilation each, at least 3 s, at most 60 s (MRI: 3 s). benchmark-ips's warm-up (3 s) ends mid-ramp on a
+    # busy 2-core machine, where JRuby's rows take 10 to 30 s to reach their compiled speed. Returns the seconds.
+    def settle(name, encryptor)
+      jit = RUBY_ENGINE == "jruby" ? java.lang.management.ManagementFactory.getCompilationMXBean : nil
+      seconds = quiet = 0
+      while seconds < 60 && (seconds < 3 || quiet < 3)
+        compiled = jit ? jit.getTotalCompilationTime : 0
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        once(name, CHUNKS[name], encryptor) while Process.clock_gettime(Process::CLOCK_MONOTONIC) - started < 1
+        quiet = jit && jit.getTotalCompilationTime - compiled >= 10 ? 0 : quiet + 1
+        seconds += 1
+      end
+      seconds
     end
 
     def hmac_loop(n)

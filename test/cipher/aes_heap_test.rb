@@ -6,9 +6,11 @@ require_relative "../test_helper"
 require "json"
 require "tmpdir"
 
-# No AES key or plaintext outlives its OpenSSL::Cipher (F4 of issue 38):
-# a child JRuby runs GCM, CBC and CTR messages each way, drops the
-# ciphers, and dumps its heap (live objects, after a full GC, as an
+# No AES key or plaintext outlives its OpenSSL::Cipher (F4 of issue 38),
+# within the bound JdkCipher documents (a key the thread keeps using stays
+# in its spare until the thread's next message under another key): a
+# child JRuby runs GCM, CBC and CTR messages each way, then one under
+# another key, drops the ciphers, and dumps its heap (live objects, after a full GC, as an
 # attacker with a heap dump would see it); the dump must hold no copy of
 # the keys (raw, or as the first words of a JDK key schedule, which the
 # dump writes big-endian), nor, for ciphers the application keeps, of
@@ -49,7 +51,20 @@ class AesHeapTest < Minitest::Test
       key_hex = SecureRandom.hex(key_len)
       plain_hex = SecureRandom.hex(45) # two blocks and 13 bytes held back
       3.times { run_messages(name, key_hex, plain_hex) }
+      # The thread's next message under another key (a key used message after message stays in the thread's
+      # spare until then: JdkCipher's bound).
+      run_messages(name, SecureRandom.hex(key_len), SecureRandom.hex(45))
       secrets["#{name} key"] = key_hex
+    end
+    # A key used for one message, the thread's last in that mode: wiped when its message is done.
+    { "aes-256-gcm" => 32, "aes-256-cbc" => 32, "aes-128-ctr" => 16 }.each do |name, key_len|
+      once_hex = SecureRandom.hex(key_len)
+      e = OpenSSL::Cipher.new(name).encrypt
+      e.key = [once_hex].pack("H*")
+      e.iv = "o" * e.iv_len
+      e.update("a one-off message") + e.final
+      e = nil
+      secrets["#{name} one-off key"] = once_hex
     end
     control_hex = SecureRandom.hex(32)
     control = OpenSSL::Cipher.new("aes-256-gcm").encrypt
@@ -86,7 +101,7 @@ class AesHeapTest < Minitest::Test
       assert_equal 6, report.delete("kept")
       found = report.select { |_, n| n.positive? }
       assert_empty found, "copies in the heap dump: #{report}"
-      assert_equal 6, report.size
+      assert_equal 9, report.size
     end
   end
 end

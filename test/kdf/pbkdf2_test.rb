@@ -12,9 +12,11 @@ require "tempfile"
 # OpenSSL::KDF.pbkdf2_hmac; fastrandom.kdf.Pbkdf2 on the JDK's digests):
 # RFC 6070's and RFC 7914's vectors; MRI's bytes and stock jruby-openssl's
 # for random inputs, every digest, with names and Digest objects; stock's
-# answers for calls it does not take, and MRI's errors where stock gives
-# none; a JDK digest that fails gives stock's key, with one warning, and
-# the next call is fast_random's again.
+# keys for the digests fast_random leaves to it; MRI's conversions, keys
+# and errors (class and message, in MRI's order) for every other corner,
+# against MRI's answers written down here and a live MRI; a JDK digest
+# that fails (the test build's Pbkdf2Faults) gives stock's key, with one
+# warning, and the next call is fast_random's again.
 class Pbkdf2Test < Minitest::Test
   Pbkdf2 = Java::FastrandomKdf::Pbkdf2
 
@@ -75,20 +77,12 @@ class Pbkdf2Test < Minitest::Test
     end
   end
 
-  # Calls fast_random leaves to stock (other digests, conversions, numbers
-  # out of its range), and the bad counts and lengths where it raises MRI's
-  # error, stock giving zeros or a Java exception.
+  # Digests fast_random leaves to stock (its keys are MRI's too), by name
+  # and as a Digest.
   STOCK_CASES = [
     { "call" => "pkcs5", "pass" => "70", "salt" => "73", "iter" => 3, "len" => 20, "digest" => "md5" },
-    { "call" => "kdf", "pass" => "70", "salt" => "73", "iter" => 3, "len" => 0, "digest" => "sha256" },
-    { "call" => "pkcs5", "pass" => "70", "salt" => "73", "iter" => 2**31, "len" => 10, "digest" => "sha256" },
-    { "call" => "pkcs5", "pass" => "70", "salt" => "73", "iter" => 1, "len" => 10, "digest" => "nosuch" },
-  ].freeze
-  MRI_ERROR_CASES = [
-    { "call" => "kdf", "pass" => "70", "salt" => "73", "iter" => 0, "len" => 10, "digest" => "sha256" },
-    { "call" => "pkcs5", "pass" => "70", "salt" => "73", "iter" => -1, "len" => 10, "digest" => "sha256" },
-    { "call" => "pkcs5_sha1", "pass" => "70", "salt" => "73", "iter" => 0, "len" => 10, "digest" => "sha1" },
-    { "call" => "kdf", "pass" => "70", "salt" => "73", "iter" => 1, "len" => -1, "digest" => "sha256" },
+    { "call" => "kdf", "pass" => "70", "salt" => "73", "iter" => 2, "len" => 40, "digest" => "ripemd160" },
+    { "call" => "kdf_digest", "pass" => "70", "salt" => "73", "iter" => 2, "len" => 17, "digest" => "md5" },
   ].freeze
   # pbkdf2_hmac_sha1 with a password beyond Latin-1: stock reads characters
   # and keeps their low bytes; MRI and fast_random derive from the bytes.
@@ -96,42 +90,42 @@ class Pbkdf2Test < Minitest::Test
     { "call" => "pkcs5_sha1", "pass_utf8" => "pässwörd ✓ 日本", "salt" => "73616c74", "iter" => 5, "len" => 32, "digest" => "sha1" },
   ].freeze
 
-  # What stock JRuby (jruby-openssl, no fast_random) computes for the cases.
-  def stock_outcomes(cases)
-    Tempfile.create(["kdf-cases", ".json"]) do |file|
-      file.write(JSON.generate(cases))
-      file.close
-      out, err, status = TestHelper.jruby(<<~RUBY)
-        require "json"
-        require #{File.join(TestHelper::ROOT, "test/support/mri_kdf.rb").dump}
-        puts JSON.generate(KdfCases.outcomes(JSON.parse(File.read(#{file.path.dump}))))
-      RUBY
-      assert status.success?, err
-      JSON.parse(out.lines.last)
-    end
+  class << self
+    # Stock's outcome of each case the tests compare with stock's.
+    attr_accessor :stock_by_case
   end
 
-  def test_keys_are_mri_s_and_stock_s_for_random_inputs_and_stock_s_for_calls_not_taken
+  # What stock JRuby (jruby-openssl, no fast_random) computes for the cases:
+  # all of them in one child JRuby, seconds to start, the first time.
+  def stock_outcomes(cases)
+    self.class.stock_by_case ||= begin
+      all = random_cases + STOCK_CASES + UTF8_CASES
+      Tempfile.create(["kdf-cases", ".json"]) do |file|
+        file.write(JSON.generate(all))
+        file.close
+        out, err, status = TestHelper.jruby(<<~RUBY)
+          require "json"
+          require #{File.join(TestHelper::ROOT, "test/support/mri_kdf.rb").dump}
+          puts JSON.generate(KdfCases.outcomes(JSON.parse(File.read(#{file.path.dump}))))
+        RUBY
+        assert status.success?, err
+        all.zip(JSON.parse(out.lines.last)).to_h
+      end
+    end
+    cases.map { |c| self.class.stock_by_case.fetch(c) }
+  end
+
+  def test_keys_are_mri_s_and_stock_s_for_random_inputs_and_other_digests
     cases = random_cases + STOCK_CASES
     ours = nil
     taken = derivations { ours = KdfCases.outcomes(cases) }
-    assert_equal random_cases.size, taken, "fast_random derives every well-formed case and none of the others"
+    assert_equal random_cases.size, taken, "fast_random derives every SHA-1 and SHA-2 case, stock the others"
     mri = KdfCases.run("derive", JSON.generate(cases))
     stock = stock_outcomes(cases)
     cases.each_with_index do |c, i|
       assert_equal stock[i], ours[i], "stock, #{c}"
-      assert_equal mri[i], ours[i], "MRI, #{c}" if i < random_cases.size
-      assert_equal "ASCII-8BIT", ours[i][1], c.to_s if i < random_cases.size
-    end
-  end
-
-  def test_bad_counts_and_lengths_raise_mri_s_errors
-    mri = KdfCases.run("derive", JSON.generate(MRI_ERROR_CASES))
-    ours = nil
-    assert_equal 0, derivations { ours = KdfCases.outcomes(MRI_ERROR_CASES) }
-    MRI_ERROR_CASES.each_with_index do |c, i|
-      assert_equal mri[i][0], ours[i][0], "the class MRI raises, #{c}"
-      assert_match(/\APKCS5_PBKDF2_HMAC|negative string size/, ours[i][1], c.to_s)
+      assert_equal mri[i], ours[i], "MRI, #{c}"
+      assert_equal "ASCII-8BIT", ours[i][1], c.to_s
     end
   end
 
@@ -143,18 +137,145 @@ class Pbkdf2Test < Minitest::Test
     refute_equal stock, ours, "stock keeps only each character's low byte"
   end
 
-  # Converted arguments (to_str, Floats) are stock's to convert: the result
-  # is stock's, not derived here.
-  def test_arguments_needing_conversion_are_stock_s
-    password = Object.new
-    def password.to_str = "password"
-    expected = hex(OpenSSL::PKCS5.pbkdf2_hmac("password", "salt", 2, 20, "sha1"))
-    assert_equal 0, derivations {
-      assert_equal expected, hex(OpenSSL::PKCS5.pbkdf2_hmac(password, "salt", 2, 20, "sha1"))
-      assert_equal expected, hex(OpenSSL::PKCS5.pbkdf2_hmac("password", "salt", 2.0, 20, "sha1"))
+  # The corners, as Ruby that MRI runs too (test_corner_*): the
+  # outcome of each call, a key [encoding, bytesize, its last 20 bytes in
+  # hex] or an error [class, message].
+  CORNER_HELPERS = <<~'RUBY'
+    PASS = "pässwörd€" # UTF-8, beyond Latin-1
+    TO_STR = Object.new.tap { |o| def o.to_str = "password" }
+    TO_INT = Object.new.tap { |o| def o.to_int = 2 }
+    TO_INT_STRING = Object.new.tap { |o| def o.to_int = "2" }
+
+    def self.outcome(code)
+      key = eval(code) # rubocop:disable Security/Eval -- the test's own calls, the same text on MRI
+      [key.encoding.name, key.bytesize, key.byteslice([key.bytesize - 20, 0].max, 20).unpack1("H*")]
+    rescue StandardError => e
+      [e.class.name, e.message]
+    end
+  RUBY
+  Corners = Module.new.tap { |m| m.module_eval(CORNER_HELPERS) }
+
+  KEY = ->(bytesize, tail) { ["ASCII-8BIT", bytesize, tail] }
+  KDF_ERROR = "OpenSSL::KDF::KDFError"
+  INVALID_COUNT = [KDF_ERROR, "PKCS5_PBKDF2_HMAC: invalid iteration count"].freeze
+  BAD_COUNT = [KDF_ERROR, "PKCS5_PBKDF2_HMAC"].freeze
+  NEGATIVE = ["ArgumentError", "negative string size (or size too big)"].freeze
+  # What MRI 3.1.2 (openssl gem 3.0.1, OpenSSL 3.0) gives for each call, in
+  # its words (`int'; Ruby 3.4 writes 'int'). The old code answered the
+  # first group with stock's zeros, "" or Java exceptions, the second with
+  # stock's key (the low byte of each character), the rest with stock's
+  # conversions, messages and order.
+  CORNERS = {
+    # Iteration counts below 1 whatever the length, and a negative length first.
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 0, 65_537)' => INVALID_COUNT,
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", -1, 65_537, "sha256")' => BAD_COUNT,
+    'OpenSSL::KDF.pbkdf2_hmac("p", salt: "s", iterations: 0, length: 100_000, hash: "sha512")' => INVALID_COUNT,
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 0, 0)' => INVALID_COUNT,
+    'OpenSSL::KDF.pbkdf2_hmac("p", salt: "s", iterations: -1, length: 0, hash: "sha256")' => BAD_COUNT,
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 0, -1)' => NEGATIVE,
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", -5, -1)' => NEGATIVE,
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", -2**31, 20)' => BAD_COUNT,
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", -2**31 - 1, 20)' =>
+      ["RangeError", "integer -2147483649 too small to convert to `int'"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 2**31, 20)' =>
+      ["RangeError", "integer 2147483648 too big to convert to `int'"],
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 0, 20, "md5")' => INVALID_COUNT,
+    # A password's bytes, whatever the other arguments' types and the length.
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1(PASS, "salt", 2, 20)' => KEY.(20, "0e6c2f5e19a5e09f45219031b4d93e8952cc97a3"),
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1(PASS, "salt", 2.0, 20)' => KEY.(20, "0e6c2f5e19a5e09f45219031b4d93e8952cc97a3"),
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1(PASS, "salt", 2, 65_537)' => KEY.(65_537, "87345213ee9e9c17fa2a2163d273d315a370efef"),
+    'OpenSSL::KDF.pbkdf2_hmac("p", salt: "s", iterations: 1, length: 70_000, hash: "sha256")' =>
+      KEY.(70_000, "0b0be05041437ebce150cb3745935fee4a723c4f"),
+    # Conversions: to_str, Floats truncated, to_int, and what each rejects.
+    'OpenSSL::PKCS5.pbkdf2_hmac(TO_STR, "salt", 2, 20, "sha1")' => KEY.(20, "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957"),
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 2.9, 20)' => KEY.(20, "ea4b66d4030c711fa7c569b86856f404c929ee0a"),
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", TO_INT, 20.5)' => KEY.(20, "ea4b66d4030c711fa7c569b86856f404c929ee0a"),
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 0.5, 20)' => INVALID_COUNT,
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 2, 0)' => KEY.(0, ""),
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 2, 0, "md5")' => KEY.(0, ""),
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1(nil, "s", 2, 20)' => ["TypeError", "no implicit conversion of nil into String"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", 1, 2, 20)' => ["TypeError", "no implicit conversion of Integer into String"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", nil, 20)' => ["TypeError", "no implicit conversion from nil to integer"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", "2", 20)' => ["TypeError", "no implicit conversion of String into Integer"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", TO_INT_STRING, 20)' =>
+      ["TypeError", "can't convert Object to Integer (Object#to_int gives String)"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 2**64, 20)' => ["RangeError", "bignum too big to convert into `long'"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 1e20, 20)' => ["RangeError", "float 1e+20 out of range of integer"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 2, Float::NAN)' => ["RangeError", "float NaN out of range of integer"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 2, 2.0**31)' => ["RangeError", "integer 2147483648 too big to convert to `int'"],
+    # The digest: a String or an OpenSSL::Digest, looked up before the length and count.
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 2, 20, nil)' => ["TypeError", "wrong argument type nil (expected OpenSSL/Digest)"],
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 2, 20, :sha1)' => ["TypeError", "wrong argument type Symbol (expected OpenSSL/Digest)"],
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 2, 20, "sha1\0")' => ["ArgumentError", "string contains null byte"],
+    'OpenSSL::KDF.pbkdf2_hmac("p", salt: "s", iterations: 2, length: 20, hash: "nosuch")' =>
+      ["RuntimeError", "Unsupported digest algorithm (nosuch).: unknown object name"],
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 0, -1, "nosuch")' =>
+      ["RuntimeError", "Unsupported digest algorithm (nosuch).: unknown object name"],
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 0, -1, 5)' => ["TypeError", "wrong argument type Integer (expected OpenSSL/Digest)"],
+    # Several bad arguments: the first in MRI's order raises.
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1(nil, nil, nil, nil)' => ["TypeError", "no implicit conversion of nil into String"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", nil, -1)' => ["TypeError", "no implicit conversion from nil to integer"],
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", -1, 2**31)' => ["RangeError", "integer 2147483648 too big to convert to `int'"],
+    # Arguments and keywords missing, extra or unknown.
+    'OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 2)' => ["ArgumentError", "wrong number of arguments (given 3, expected 4)"],
+    'OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 2, 20)' => ["ArgumentError", "wrong number of arguments (given 4, expected 5)"],
+    "OpenSSL::KDF.pbkdf2_hmac" => ["ArgumentError", "wrong number of arguments (given 0, expected 1)"],
+    'OpenSSL::KDF.pbkdf2_hmac("p")' => ["ArgumentError", "missing keywords: :salt, :iterations, :length, :hash"],
+    'OpenSSL::KDF.pbkdf2_hmac("p", "x", salt: "s", iterations: 2, length: 20, hash: "sha1")' =>
+      ["ArgumentError", "wrong number of arguments (given 2, expected 1)"],
+    'OpenSSL::KDF.pbkdf2_hmac("p", "salt" => "s", "iterations" => 2, "length" => 20, "hash" => "sha1")' =>
+      ["ArgumentError", "missing keywords: :salt, :iterations, :length, :hash"],
+    'OpenSSL::KDF.pbkdf2_hmac("p", salt: "s", iterations: 2, length: 20, hash: "sha1", "x" => 1)' =>
+      ["ArgumentError", "unknown keyword: \"x\""],
+  }.freeze
+
+  # MRI's words in this Ruby's: Ruby 3.4 (JRuby 10.1) quotes names as 'int'.
+  def in_this_rubys_words(outcome, version = RUBY_VERSION)
+    return outcome unless Gem::Version.new(version) >= Gem::Version.new("3.4") && outcome[1].is_a?(String)
+
+    [outcome[0], outcome[1].gsub(/`([^`']*)'/, "'\\1'"), *outcome[2..]]
+  end
+
+  # MRI's answers, live: the same calls, run by MRI.
+  def mri_corners
+    Tempfile.create(["kdf-corners", ".rb"]) do |file|
+      file.write(<<~RUBY)
+        require "openssl"
+        require "json"
+        module Corners
+        #{CORNER_HELPERS}
+        end
+        puts JSON.generate(JSON.parse($stdin.read).map { |code| Corners.outcome(code) })
+      RUBY
+      file.close
+      KdfCases.run_script(file.path, "corners", JSON.generate(CORNERS.keys))
+    end
+  end
+
+  # One test per corner, named after its call.
+  CORNERS.each_with_index do |(code, expected), i|
+    define_method(format("test_corner_%02d_%s", i, code.delete_prefix("OpenSSL::").gsub(/\W+/, "_")[0, 70])) do
+      assert_equal in_this_rubys_words(expected), Corners.outcome(code), code
+    end
+  end
+
+  def test_corners_written_down_are_a_live_mri_s
+    mri = mri_corners
+    CORNERS.each_with_index do |(code, expected), i|
+      assert_equal in_this_rubys_words(expected, "3.4"), in_this_rubys_words(mri[i], "3.4"), "MRI, #{code}"
+    end
+  end
+
+  # Every length of SHA-1 and SHA-2 is derived here, converted arguments
+  # too; an empty key is no derivation.
+  def test_converted_arguments_and_every_length_are_fast_random_s
+    assert_equal 4, derivations {
+      OpenSSL::PKCS5.pbkdf2_hmac(Corners::TO_STR, "salt", 2.0, 20, "sha1")
+      OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", Corners::TO_INT, 65_537)
+      OpenSSL::KDF.pbkdf2_hmac("p", salt: "s", iterations: 1, length: 100_000, hash: OpenSSL::Digest.new("SHA384"))
+      OpenSSL::PKCS5.pbkdf2_hmac_sha1(Corners::PASS, "salt", 2, 20)
+      OpenSSL::PKCS5.pbkdf2_hmac_sha1("p", "s", 1, 0)
     }
-    assert_raises(TypeError) { OpenSSL::PKCS5.pbkdf2_hmac(nil, "salt", 2, 20, "sha1") }
-    assert_raises(ArgumentError) { OpenSSL::PKCS5.pbkdf2_hmac("password", "salt", 2, 20) }
   end
 
   # Keywords missing or unknown: MRI's ArgumentError and words (stock lets a
@@ -170,36 +291,42 @@ class Pbkdf2Test < Minitest::Test
     assert_equal "unknown keyword: :extra", unknown.message
   end
 
-  def teardown
-    Pbkdf2.setDigestSource(nil)
-  end
-
-  # A JDK digest that fails (a JCE call that throws, put in through
-  # Pbkdf2.setDigestSource): stock derives the key, one warning says so,
-  # and once the digest works again the next call is fast_random's.
+  # A JDK digest that fails (a JCE call that throws, put in through the
+  # test build's Pbkdf2Faults): stock derives the key, one warning says so,
+  # and once the digest works again the next call is fast_random's. SHA-1
+  # goes to stock's pbkdf2_hmac, which reads a password's bytes (as MRI),
+  # not to its pbkdf2_hmac_sha1, which keeps a character's low byte.
   def test_a_failing_jdk_digest_gives_stock_s_key_and_the_next_call_is_ours
     out, err, status = TestHelper.jruby(<<~RUBY)
       require "fast_random"
       require "openssl"
+      require #{TestHelper::TEST_JAR.dump}
       pbkdf2 = Java::FastrandomKdf::Pbkdf2
+      faults = Java::FastrandomKdf::Pbkdf2Faults
       derive = -> { OpenSSL::KDF.pbkdf2_hmac("passwd", salt: "salt", iterations: 1, length: 64, hash: "sha256").unpack1("H*") }
       results = []
-      pbkdf2.setDigestSource(->(name) { raise java.security.ProviderException.new("no \#{name} today") })
+      faults.setDigestSource(->(name) { raise java.security.ProviderException.new("no \#{name} today") })
       2.times do
         before = pbkdf2.derivations
         results << [derive.(), pbkdf2.derivations - before]
       end
-      pbkdf2.setDigestSource(nil)
+      results << [OpenSSL::PKCS5.pbkdf2_hmac_sha1(#{Corners::PASS.dump}, "salt", 2, 20).unpack1("H*"), 0]
+      faults.setDigestSource(nil)
       before = pbkdf2.derivations
       results << [derive.(), pbkdf2.derivations - before]
       p results
     RUBY
     assert status.success?, err
     expected = RFC_7914.first.last
-    assert_equal [[expected, 0], [expected, 0], [expected, 1]], eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    mri_sha1 = CORNERS['OpenSSL::PKCS5.pbkdf2_hmac_sha1(PASS, "salt", 2, 20)'].last
+    assert_equal [[expected, 0], [expected, 0], [mri_sha1, 0], [expected, 1]],
+                 eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    # One warning per failure, however often it recurs: SHA-256's twice, SHA-1's once.
     warnings = err.lines.grep(/PBKDF2/)
-    assert_equal 1, warnings.size, err
-    assert_match(/PBKDF2 failed on the JDK's digests \(.*no SHA-256 today.*\); such derivations run on jruby-openssl's code/,
-                 warnings.first)
+    assert_equal 2, warnings.size, err
+    %w[SHA-256 SHA-1].zip(warnings).each do |name, warning|
+      assert_match(/PBKDF2 failed on the JDK's digests \(.*no #{name} today.*\); such derivations run on jruby-openssl's code/,
+                   warning)
+    end
   end
 end

@@ -64,9 +64,10 @@ import fastrandom.support.Diagnostics;
  * comes out then, and the tag is checked at the final), so any size runs
  * in bounded memory. Concatenated, the result is the same.
  *
- * <p>Secrets: the JDK cipher a message ran on goes back to the thread
- * re-keyed with zeros ({@link JdkCipher}); the kept message and the held
- * back bytes are zeroed when the message is done ({@link Buffer}).
+ * <p>Secrets: the JDK cipher a message ran on goes back to the thread,
+ * re-keyed with zeros after a message under a new key ({@link JdkCipher}
+ * says how long a key the thread keeps using stays); the kept message and
+ * the held back bytes are zeroed when the message is done ({@link Buffer}).
  */
 public final class AesCipher extends CipherSpi {
     /** The modes served, by the transformation jruby-openssl asks for (BouncyCastle's name too). */
@@ -133,6 +134,8 @@ public final class AesCipher extends CipherSpi {
     // The message: parameters as given to init, and its input so far.
     private int opmode;
     private SecretKeySpec key;
+    /** {@link JdkCipher#print} of the key. */
+    private int keyPrint;
     private AlgorithmParameterSpec spec;
     private boolean initialized;
     private boolean jdkStarted;
@@ -244,6 +247,7 @@ public final class AesCipher extends CipherSpi {
         this.opmode = opmode;
         // A key of our own: the JDK zeroes the bytes getEncoded gives it, and jruby-openssl's key gives its own.
         this.key = new SecretKeySpec(keyBytes, "AES");
+        this.keyPrint = JdkCipher.print(keyBytes);
         this.spec = params;
         resetMessage();
         initialized = true;
@@ -748,7 +752,7 @@ public final class AesCipher extends CipherSpi {
         if (jdkStarted) return;
         if (jdk == null) jdk = JdkCipher.take(mode);
         step("init");
-        jdk.init(opmode, key, spec);
+        jdk.init(opmode, key, keyPrint, spec);
         if (aad.length > 0) {
             step("aad");
             jdk.cipher.updateAAD(aad.bytes, 0, aad.length);
@@ -866,7 +870,7 @@ public final class AesCipher extends CipherSpi {
 
     private void finished() {
         boolean gcmEncryption = gcmEncryption();
-        if (jdk != null && jdk.putBack(mode)) jdk = null; // else kept, with this cipher's key, for its next message
+        if (jdk != null && jdk.putBack(mode, keyPrint)) jdk = null; // else kept, with this cipher's key, for its next message
         resetMessage();
         spent = gcmEncryption;
     }

@@ -18,107 +18,129 @@ import javax.crypto.spec.SecretKeySpec;
  * one per mode between messages: getting one from the JDK costs about as
  * much as a short message.
  *
- * <p>A spare holds no key. When its message is done it is put back
- * re-keyed with a key of zeros ({@link #putBack}): SunJCE keeps the
- * expanded key, and for GCM encryption a copy of the key and nonce (to
- * refuse them next), so without that the last key would stay on the thread
- * for as long as the thread does. A cipher whose message ends otherwise (a
- * failure, an abandoned message) is dropped with its {@link AesCipher}.
+ * <p>How long a key stays in a spare (SunJCE keeps the expanded key, and
+ * for GCM encryption a copy of the last key and nonce): a message under
+ * another key than the message before it on the spare is followed by a
+ * wipe, a re-key with zeros ({@link #putBack}), so a key used for one
+ * message (a per-user or per-file key) is gone when its message is done.
+ * A key the thread uses for message after message (an application's
+ * secret, which the application holds itself) stays in the spare until
+ * the thread's next message in that mode under another key: wiping after
+ * each of those would cost a quarter of a short message's time, twice a
+ * key expansion. Keys are compared by a 32-bit fingerprint (a collision
+ * only skips one wipe). A cipher whose message ends otherwise (a failure,
+ * an abandoned message) is dropped with its {@link AesCipher}.
  */
 final class JdkCipher {
     private static final String PROVIDER = "SunJCE";
-    /** The key spares hold: not a secret. */
+    /** The key wipes put in: not a secret. */
     private static final SecretKeySpec NO_KEY = new SecretKeySpec(new byte[16], "AES");
+    private static final int NO_KEY_PRINT = print(new byte[16]);
     private static final byte[] NO_IV = new byte[16];
-    /**
-     * The thread's spares, by mode. JDK classes only, no class of ours, whose
-     * loader a container's long-lived thread would then keep past an undeploy.
-     */
-    private static final ThreadLocal<Cipher[]> SPARES = ThreadLocal.withInitial(() -> new Cipher[AesCipher.Mode.values().length]);
-    /** For each spare GCM cipher, which of {@link #WIPE_NONCES} its wipe used. */
-    private static final ThreadLocal<byte[]> SPARE_WIPES = ThreadLocal.withInitial(() -> new byte[AesCipher.Mode.values().length]);
     /** The nonces GCM wipes take in turn: the JDK refuses to encrypt twice in a row under one key and nonce. */
     private static final byte[][] WIPE_NONCES = {new byte[12], {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    /**
+     * The thread's spares, by mode; for each, the nonce and key print of its
+     * last GCM encryption init, and the key print of its last message. JDK
+     * classes only, no class of ours, whose loader a container's long-lived
+     * thread would then keep past an undeploy.
+     */
+    private static final ThreadLocal<Cipher[]> SPARES = ThreadLocal.withInitial(() -> new Cipher[AesCipher.Mode.values().length]);
+    private static final ThreadLocal<byte[][]> SPARE_NONCES = ThreadLocal.withInitial(() -> new byte[AesCipher.Mode.values().length][]);
+    private static final ThreadLocal<int[]> SPARE_PRINTS = ThreadLocal.withInitial(() -> new int[2 * AesCipher.Mode.values().length]);
     private static volatile Provider provider;
 
     final Cipher cipher;
-    /** GCM: the key and nonce of the cipher's last encryption init, which the JDK would refuse next (null: none known). */
-    private byte[] encryptedKey;
+    /** GCM: the nonce and key print of the cipher's last encryption init, which the JDK would refuse next (null: none). */
     private byte[] encryptedNonce;
+    private int encryptedKeyPrint;
+    /** The key print of the cipher's last message (0: none, or wiped). */
+    private int messageKeyPrint;
 
     private JdkCipher(Cipher cipher) {
         this.cipher = cipher;
     }
 
+    /** A fingerprint of a key, never 0. */
+    static int print(byte[] key) {
+        return Arrays.hashCode(key) | 1;
+    }
+
     /** The thread's spare cipher for {@code mode}, or a new one from the JDK. */
     static JdkCipher take(AesCipher.Mode mode) throws GeneralSecurityException {
         Cipher[] spares = SPARES.get();
-        Cipher spare = spares[mode.ordinal()];
+        int at = mode.ordinal();
+        Cipher spare = spares[at];
         if (spare == null) {
             AesCipher.step("cipher");
             return new JdkCipher(Cipher.getInstance(mode.jdkTransformation, provider()));
         }
-        spares[mode.ordinal()] = null;
+        spares[at] = null;
         JdkCipher taken = new JdkCipher(spare);
-        if (mode == AesCipher.Mode.GCM) {
-            taken.encryptedKey = NO_KEY.getEncoded();
-            taken.encryptedNonce = WIPE_NONCES[SPARE_WIPES.get()[mode.ordinal()]];
-        }
+        byte[][] nonces = SPARE_NONCES.get();
+        int[] prints = SPARE_PRINTS.get();
+        taken.encryptedNonce = nonces[at];
+        taken.encryptedKeyPrint = prints[2 * at];
+        taken.messageKeyPrint = prints[2 * at + 1];
+        nonces[at] = null;
         return taken;
     }
 
     /**
-     * Starts a message. The JDK refuses a GCM encryption under the key and
-     * nonce it last encrypted with, where stock refuses only a Cipher's own
-     * repeat (checked at its init, {@link AesCipher}): an init with another
+     * Starts a message under {@code key} (whose print is {@code keyPrint}).
+     * The JDK refuses a GCM encryption under the key and nonce it last
+     * encrypted with, where stock refuses only a Cipher's own repeat
+     * (checked at its init, {@link AesCipher}): an init with another
      * nonce first, which encrypts nothing, makes it forget them.
      */
-    void init(int opmode, SecretKeySpec key, AlgorithmParameterSpec spec) throws GeneralSecurityException {
+    void init(int opmode, SecretKeySpec key, int keyPrint, AlgorithmParameterSpec spec) throws GeneralSecurityException {
         if (opmode != Cipher.ENCRYPT_MODE || !(spec instanceof GCMParameterSpec)) {
             cipher.init(opmode, key, spec);
             return;
         }
         byte[] nonce = ((GCMParameterSpec) spec).getIV();
-        byte[] keyBytes = key.getEncoded();
-        if (Arrays.equals(nonce, encryptedNonce) && MessageDigest.isEqual(keyBytes, encryptedKey)) {
+        if (keyPrint == encryptedKeyPrint && Arrays.equals(nonce, encryptedNonce)) {
             byte[] other = nonce.clone();
             other[0] ^= 1;
             cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, other));
         }
-        forgetEncryption();
+        encryptedNonce = null;
         cipher.init(opmode, key, spec);
-        encryptedKey = keyBytes;
+        encryptedKeyPrint = keyPrint;
         encryptedNonce = nonce;
     }
 
-    private void forgetEncryption() {
-        if (encryptedKey != null) Arrays.fill(encryptedKey, (byte) 0);
-        encryptedKey = null;
-        encryptedNonce = null;
-    }
-
     /**
-     * Its message is done: re-keyed with zeros, it becomes the thread's spare
-     * for {@code mode}. False if the thread has one, or the re-key failed:
-     * then it stays its {@link AesCipher}'s, with that cipher's key.
+     * Its message, under the key whose print is {@code keyPrint}, is done:
+     * it becomes the thread's spare for {@code mode}, wiped first if the
+     * message before it on this cipher had another key. False if the thread
+     * has a spare, or the wipe failed: then it stays its {@link AesCipher}'s,
+     * with that cipher's key.
      */
-    boolean putBack(AesCipher.Mode mode) {
+    boolean putBack(AesCipher.Mode mode, int keyPrint) {
         Cipher[] spares = SPARES.get();
-        if (spares[mode.ordinal()] != null) return false;
-        try {
-            if (mode == AesCipher.Mode.GCM) {
-                // An encryption init: its key and nonce replace the copy the JDK keeps of the last ones.
-                int wipe = Arrays.equals(encryptedNonce, WIPE_NONCES[0]) ? 1 : 0;
-                init(Cipher.ENCRYPT_MODE, NO_KEY, new GCMParameterSpec(128, WIPE_NONCES[wipe]));
-                SPARE_WIPES.get()[mode.ordinal()] = (byte) wipe;
-            } else {
-                cipher.init(Cipher.ENCRYPT_MODE, NO_KEY, new IvParameterSpec(NO_IV));
+        int at = mode.ordinal();
+        if (spares[at] != null) return false;
+        boolean sameKey = keyPrint == messageKeyPrint;
+        messageKeyPrint = keyPrint;
+        if (!sameKey) {
+            try {
+                if (mode == AesCipher.Mode.GCM) {
+                    // An encryption init: its key and nonce replace the copy the JDK keeps of the last ones.
+                    byte[] wipe = Arrays.equals(encryptedNonce, WIPE_NONCES[0]) ? WIPE_NONCES[1] : WIPE_NONCES[0];
+                    init(Cipher.ENCRYPT_MODE, NO_KEY, NO_KEY_PRINT, new GCMParameterSpec(128, wipe));
+                } else {
+                    cipher.init(Cipher.ENCRYPT_MODE, NO_KEY, new IvParameterSpec(NO_IV));
+                }
+            } catch (GeneralSecurityException | RuntimeException e) {
+                return false;
             }
-        } catch (GeneralSecurityException | RuntimeException e) {
-            return false;
         }
-        forgetEncryption();
-        spares[mode.ordinal()] = cipher;
+        spares[at] = cipher;
+        SPARE_NONCES.get()[at] = encryptedNonce;
+        int[] prints = SPARE_PRINTS.get();
+        prints[2 * at] = encryptedKeyPrint;
+        prints[2 * at + 1] = messageKeyPrint;
         return true;
     }
 

@@ -20,8 +20,10 @@ import fastrandom.jni.LibCrypto;
  */
 public final class Pbkdf2 {
     private static final AtomicLong DERIVATIONS = new AtomicLong();
-    /** Where the digests come from, by JDK name: the JDK's; tests put in one that fails. */
-    private static volatile Function<String, MessageDigest> digests = Pbkdf2::jdkDigest;
+    /** The JDK's digests, by JDK name ("SHA-256"). */
+    static final Function<String, MessageDigest> JDK_DIGESTS = Pbkdf2::jdkDigest;
+    /** Where the digests come from: the JDK's; package-private, so only the test build's Pbkdf2Faults puts in failing ones. */
+    static volatile Function<String, MessageDigest> digests = JDK_DIGESTS;
 
     private Pbkdf2() {}
 
@@ -36,14 +38,6 @@ public final class Pbkdf2 {
         byte[] key = inJava(hash, password, salt, iterations, length);
         DERIVATIONS.incrementAndGet();
         return key;
-    }
-
-    /**
-     * Tests: the digests come from {@code source} (by JDK name, "SHA-256"),
-     * which may throw as a failing JCE call does; null: the JDK's again.
-     */
-    public static void setDigestSource(Function<String, MessageDigest> source) {
-        digests = source != null ? source : Pbkdf2::jdkDigest;
     }
 
     /** Keys derived so far (in this class loader). */
@@ -69,7 +63,8 @@ public final class Pbkdf2 {
             for (int i = 0; i < blockSize; i++) pad[i] ^= 0x36 ^ 0x5c;
             outer.update(pad);
             byte[] blockIndex = new byte[4];
-            for (int block = 1, offset = 0; offset < length; block++, offset += hLen) {
+            // Counted down, not up: an offset counted up to a length near Integer.MAX_VALUE would overflow.
+            for (int block = 1, remaining = length; remaining > 0; block++, remaining -= hLen) {
                 blockIndex[0] = (byte) (block >>> 24);
                 blockIndex[1] = (byte) (block >>> 16);
                 blockIndex[2] = (byte) (block >>> 8);
@@ -91,7 +86,7 @@ public final class Pbkdf2 {
                     h.digest(u, 0, hLen);
                     for (int j = 0; j < hLen; j++) t[j] ^= u[j];
                 }
-                System.arraycopy(t, 0, out, offset, Math.min(hLen, length - offset));
+                System.arraycopy(t, 0, out, length - remaining, Math.min(hLen, remaining));
             }
             return out;
         } catch (DigestException e) {

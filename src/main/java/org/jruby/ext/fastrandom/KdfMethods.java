@@ -1,5 +1,6 @@
 package org.jruby.ext.fastrandom;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -9,13 +10,18 @@ import java.util.Locale;
 import java.util.Map;
 
 import org.jruby.Ruby;
+import org.jruby.RubyBignum;
+import org.jruby.RubyBoolean;
 import org.jruby.RubyClass;
 import org.jruby.RubyFixnum;
+import org.jruby.RubyFloat;
 import org.jruby.RubyHash;
 import org.jruby.RubyModule;
 import org.jruby.RubyString;
 import org.jruby.RubySymbol;
 import org.jruby.anno.JRubyMethod;
+import org.jruby.exceptions.JumpException;
+import org.jruby.exceptions.RaiseException;
 import org.jruby.internal.runtime.methods.DynamicMethod;
 import org.jruby.internal.runtime.methods.JavaMethod;
 import org.jruby.runtime.Block;
@@ -31,25 +37,29 @@ import fastrandom.support.Diagnostics;
  * {@code OpenSSL::PKCS5.pbkdf2_hmac_sha1} and {@code OpenSSL::KDF.pbkdf2_hmac}
  * on {@link Pbkdf2} (the JDK's intrinsified digests), in place of
  * jruby-openssl's (a loop over BouncyCastle's HMAC which, in jruby-openssl
- * 0.15.6, computes {@code dkLen} blocks where one or two are needed). If
- * the JDK's digest fails, the call goes to jruby-openssl's, with one
- * warning.
+ * 0.15.6, computes {@code dkLen} blocks where one or two are needed). They
+ * replace jruby-openssl's methods in place, as {@link RsaPssMethods} do.
  *
- * <p>A call is taken when the password and salt are Strings, the iteration
- * count and length are Integers (the length from 1 to {@link #MAX_LENGTH}),
- * and the digest is SHA-1 or SHA-2 (a name, as jruby-openssl reads it, or
- * an {@code OpenSSL::Digest}); every other call goes to jruby-openssl's own
- * method, so conversions and errors stay stock's. The bytes are stock's, and MRI's; one difference: stock's
- * {@code pbkdf2_hmac_sha1} reads a password as characters and keeps the low
- * byte of each, so a password with characters beyond Latin-1 derives another
- * key than on MRI, where ours derives MRI's. They replace jruby-openssl's
- * methods in place, as {@link RsaPssMethods} do.
+ * <p>Every call is MRI's {@code KDF.pbkdf2_hmac} (MRI's PKCS5 methods are
+ * Ruby on top of it): the arguments are checked and converted here as its
+ * C code does, in its order (password and salt to_str, iteration count and
+ * length as NUM2INT, the digest, a negative length, an iteration count
+ * below 1), with MRI's exception classes and messages. SHA-1 and SHA-2 are
+ * derived here, for any length; only other digests, with the converted
+ * arguments, go to jruby-openssl's own method, and a key of length 0 is
+ * {@code ""}. So no call gets stock's key of zeros (an iteration count
+ * below 1), its Java exceptions, or the key of its {@code pbkdf2_hmac_sha1},
+ * which reads a password as characters and keeps the low byte of each. If
+ * the JDK's digest fails, the call goes to jruby-openssl's
+ * {@code pbkdf2_hmac}, with one warning.
  */
 public final class KdfMethods {
-    /** The longest key taken (longer ones go to stock): far beyond any cipher's key. */
-    static final int MAX_LENGTH = 1 << 16;
     /** Where the replaced methods are kept, on each module's singleton class. */
     private static final String STOCK = "fast_random_stock_methods";
+    /** KDF.pbkdf2_hmac's keywords, in the order MRI reads and names them. */
+    private static final String[] KEYWORDS = {"salt", "iterations", "length", "hash"};
+    /** Where NUM2INT takes a Float (below 2**63, at least -2**63), as MRI's rb_num2long tests it. */
+    private static final double LONG_LIMIT = 0x1p63;
 
     private KdfMethods() {}
 
@@ -87,6 +97,11 @@ public final class KdfMethods {
         return stock.get(name).call(context, module, singleton, name, args, Block.NULL_BLOCK);
     }
 
+    /** A call of jruby-openssl's method, with arguments converted and checked here. */
+    private interface StockCall {
+        IRubyObject derive(RubyString password, RubyString salt, int iterations, int length, IRubyObject digest);
+    }
+
     /** {@code OpenSSL::PKCS5}'s methods. */
     public static final class Pkcs5 {
         private Pkcs5() {}
@@ -94,15 +109,22 @@ public final class KdfMethods {
         /** {@code pbkdf2_hmac(pass, salt, iter, keylen, digest)}. */
         @JRubyMethod(name = "pbkdf2_hmac", rest = true)
         public static IRubyObject pbkdf2_hmac(ThreadContext context, IRubyObject self, IRubyObject[] args) {
-            IRubyObject key = args.length == 5 ? derive(context, args[0], args[1], args[2], args[3], hash(context, args[4])) : null;
-            return key != null ? key : stock(context, self, "pbkdf2_hmac", args);
+            if (args.length != 5) throw Errors.arity(context, args.length, 5, 5);
+            return derive(context, args[0], args[1], args[2], args[3], args[4], stockCall(context, self));
         }
 
-        /** {@code pbkdf2_hmac_sha1(pass, salt, iter, keylen)}. */
+        /** {@code pbkdf2_hmac_sha1(pass, salt, iter, keylen)}: MRI's {@code pbkdf2_hmac(..., "sha1")}. */
         @JRubyMethod(name = "pbkdf2_hmac_sha1", rest = true)
         public static IRubyObject pbkdf2_hmac_sha1(ThreadContext context, IRubyObject self, IRubyObject[] args) {
-            IRubyObject key = args.length == 4 ? derive(context, args[0], args[1], args[2], args[3], LibCrypto.Hash.SHA1) : null;
-            return key != null ? key : stock(context, self, "pbkdf2_hmac_sha1", args);
+            if (args.length != 4) throw Errors.arity(context, args.length, 4, 4);
+            return derive(context, args[0], args[1], args[2], args[3], RubyString.newString(context.runtime, "sha1"),
+                    stockCall(context, self));
+        }
+
+        /** Stock's {@code pbkdf2_hmac}, also for SHA-1: stock's {@code pbkdf2_hmac_sha1} keeps a character's low byte only. */
+        private static StockCall stockCall(ThreadContext context, IRubyObject self) {
+            return (password, salt, iterations, length, digest) -> stock(context, self, "pbkdf2_hmac", new IRubyObject[] {
+                password, salt, context.runtime.newFixnum(iterations), context.runtime.newFixnum(length), digest});
         }
     }
 
@@ -110,37 +132,36 @@ public final class KdfMethods {
     public static final class Kdf {
         private Kdf() {}
 
-        private static final String[] KEYWORDS = {"salt", "iterations", "length", "hash"};
-
         /**
          * {@code pbkdf2_hmac(pass, salt:, iterations:, length:, hash:)}. A
          * missing or unknown keyword raises MRI's ArgumentError (stock lets
-         * a Java NullPointerException through for a missing one).
+         * a Java NullPointerException through for a missing one). A trailing
+         * Hash is taken as the keywords, as stock takes it.
          */
         @JRubyMethod(name = "pbkdf2_hmac", rest = true)
         public static IRubyObject pbkdf2_hmac(ThreadContext context, IRubyObject self, IRubyObject[] args) {
-            IRubyObject key = null;
-            if (args.length == 2 && args[1] instanceof RubyHash && symbolKeys((RubyHash) args[1])) {
-                RubyHash options = (RubyHash) args[1];
-                checkKeywords(context, options);
-                key = derive(context, args[0], option(context, options, "salt"), option(context, options, "iterations"),
-                        option(context, options, "length"), hash(context, option(context, options, "hash")));
-            }
-            return key != null ? key : stock(context, self, "pbkdf2_hmac", args);
+            boolean keywords = args.length > 0 && args[args.length - 1] instanceof RubyHash;
+            int positional = keywords ? args.length - 1 : args.length;
+            if (positional != 1) throw Errors.arity(context, positional, 1, 1);
+            RubyHash options = keywords ? (RubyHash) args[1] : RubyHash.newHash(context.runtime);
+            checkKeywords(context, options);
+            StockCall stock = (password, salt, iterations, length, digest) -> {
+                RubyHash converted = RubyHash.newHash(context.runtime);
+                converted.fastASet(symbol(context, "salt"), salt);
+                converted.fastASet(symbol(context, "iterations"), context.runtime.newFixnum(iterations));
+                converted.fastASet(symbol(context, "length"), context.runtime.newFixnum(length));
+                converted.fastASet(symbol(context, "hash"), digest);
+                return stock(context, self, "pbkdf2_hmac", new IRubyObject[] {password, converted});
+            };
+            return derive(context, args[0], option(context, options, "salt"), option(context, options, "iterations"),
+                    option(context, options, "length"), option(context, options, "hash"), stock);
         }
 
-        private static boolean symbolKeys(RubyHash options) {
-            for (IRubyObject name : options.keys().toJavaArrayMaybeUnsafe()) {
-                if (!(name instanceof RubySymbol)) return false;
-            }
-            return true;
-        }
-
-        /** MRI's ArgumentError for missing keywords, then for unknown ones. */
+        /** MRI's ArgumentError for missing keywords, then for unknown ones (any key but the four, by inspect). */
         private static void checkKeywords(ThreadContext context, RubyHash options) {
             List<String> missing = new ArrayList<>();
             for (String name : KEYWORDS) {
-                if (!options.containsKey(RubySymbol.newSymbol(context.runtime, name))) missing.add(":" + name);
+                if (!options.containsKey(symbol(context, name))) missing.add(":" + name);
             }
             if (!missing.isEmpty()) {
                 throw context.runtime.newArgumentError((missing.size() == 1 ? "missing keyword: " : "missing keywords: ")
@@ -149,7 +170,9 @@ public final class KdfMethods {
             if (options.size() > KEYWORDS.length) {
                 List<String> unknown = new ArrayList<>();
                 for (IRubyObject name : options.keys().toJavaArrayMaybeUnsafe()) {
-                    if (!Arrays.asList(KEYWORDS).contains(name.toString())) unknown.add(":" + name);
+                    if (!(name instanceof RubySymbol) || !Arrays.asList(KEYWORDS).contains(name.toString())) {
+                        unknown.add(name.callMethod(context, "inspect").toString());
+                    }
                 }
                 throw context.runtime.newArgumentError((unknown.size() == 1 ? "unknown keyword: " : "unknown keywords: ")
                         + String.join(", ", unknown));
@@ -157,57 +180,171 @@ public final class KdfMethods {
         }
 
         private static IRubyObject option(ThreadContext context, RubyHash options, String name) {
-            IRubyObject value = options.fastARef(RubySymbol.newSymbol(context.runtime, name));
+            IRubyObject value = options.fastARef(symbol(context, name));
             return value != null ? value : context.nil;
+        }
+
+        private static RubySymbol symbol(ThreadContext context, String name) {
+            return RubySymbol.newSymbol(context.runtime, name);
         }
     }
 
     /**
-     * The derived key as a binary String, or null when the call is not one
-     * we take. An iteration count below 1 raises OpenSSL::KDF::KDFError and
-     * a negative length ArgumentError, as on MRI (stock answers the first
-     * with a key of zeros and the second with a Java exception).
+     * The derived key as a binary String: MRI's {@code KDF.pbkdf2_hmac}
+     * (ossl_kdf.c), its conversions and errors in its order. SHA-1 and
+     * SHA-2 are derived here; other digests go to {@code stock} once the
+     * arguments are checked.
      */
     private static IRubyObject derive(ThreadContext context, IRubyObject password, IRubyObject salt, IRubyObject iterations,
-                                      IRubyObject length, LibCrypto.Hash hash) {
-        if (hash == null || !(password instanceof RubyString) || !(salt instanceof RubyString)
-                || !(iterations instanceof RubyFixnum) || !(length instanceof RubyFixnum)) {
-            return null;
+                                      IRubyObject length, IRubyObject digest, StockCall stock) {
+        RubyString pass = string(context, password);
+        RubyString saltString = string(context, salt);
+        int count = num2int(context, iterations);
+        int bytes = num2int(context, length);
+        LibCrypto.Hash hash = hash(context, digest);
+        // MRI looks the digest up before it checks the length and count: a name stock has no HMAC for fails first.
+        if (hash == null && digest instanceof RubyString && !stockHas(context, stock, digest)) {
+            throw unsupportedDigest(context, digest.toString());
         }
-        long count = ((RubyFixnum) iterations).getLongValue();
-        long bytes = ((RubyFixnum) length).getLongValue();
-        if (count > Integer.MAX_VALUE || bytes == 0 || bytes > MAX_LENGTH) return null; // stock: RangeError, "", slow
+        if (bytes < 0) throw context.runtime.newArgumentError("negative string size (or size too big)");
         if (count < 1) {
             RubyClass error = (RubyClass) context.runtime.getClassFromPath("OpenSSL::KDF::KDFError");
             throw context.runtime.newRaiseException(error, count == 0 ? "PKCS5_PBKDF2_HMAC: invalid iteration count" : "PKCS5_PBKDF2_HMAC");
         }
-        if (bytes < 0) throw context.runtime.newArgumentError("negative string size (or size too big)");
-        try {
-            byte[] key = Pbkdf2.derive(hash, ((RubyString) password).getBytes(), ((RubyString) salt).getBytes(), (int) count,
-                    (int) bytes);
-            return RubyString.newStringNoCopy(context.runtime, key);
-        } catch (IllegalStateException e) {
-            Diagnostics.warnOnce("PBKDF2 failed on the JDK's digests (" + e.getMessage() + "); such derivations run on"
-                    + " jruby-openssl's code");
-            return null;
+        if (bytes == 0) return Strings.binary(context.runtime, new byte[0]);
+        if (hash != null) {
+            try {
+                byte[] key = Pbkdf2.derive(hash, pass.getBytes(), saltString.getBytes(), count, bytes);
+                return Strings.binary(context.runtime, key);
+            } catch (IllegalStateException e) {
+                Diagnostics.warnOnce("PBKDF2 failed on the JDK's digests (" + e.getMessage() + "); such derivations run on"
+                        + " jruby-openssl's code");
+            } catch (OutOfMemoryError e) {
+                throw ByteCount.tooLarge(context);
+            }
         }
+        try {
+            return stock.derive(pass, saltString, count, bytes, digest);
+        } catch (OutOfMemoryError | NegativeArraySizeException e) {
+            throw ByteCount.tooLarge(context); // stock allocates length times the digest's length, which overflows an int
+        }
+    }
+
+    /**
+     * Whether jruby-openssl's method derives with {@code digest}, a name we
+     * do not compute: one call for a key of one byte and one iteration.
+     */
+    private static boolean stockHas(ThreadContext context, StockCall stock, IRubyObject digest) {
+        RubyString empty = RubyString.newString(context.runtime, "");
+        try {
+            stock.derive(empty, empty, 1, 1, digest);
+            return true;
+        } catch (RaiseException e) {
+            if (!context.runtime.getStandardError().isInstance(e.getException())) throw e;
+            return false;
+        } catch (JumpException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            return false; // stock's KDF.pbkdf2_hmac lets a Java ClassCastException through for a name it has no HMAC for
+        }
+    }
+
+    /**
+     * RuntimeError as MRI's ossl_evp_get_digestbyname words it; OpenSSL adds
+     * its reason when the name does not parse as an object name either (a
+     * dotted OID parses).
+     */
+    private static RaiseException unsupportedDigest(ThreadContext context, String name) {
+        String reason = name.matches("[0-9]+(\\.[0-9]+)+") ? "" : ": unknown object name";
+        return context.runtime.newRuntimeError("Unsupported digest algorithm (" + name + ")." + reason);
+    }
+
+    /** StringValue: a String, or what to_str gives, with MRI's TypeErrors. */
+    private static RubyString string(ThreadContext context, IRubyObject value) {
+        return (RubyString) convert(context, value, context.runtime.getString(), "to_str");
+    }
+
+    /**
+     * NUM2INT: Integers, Floats truncated, anything else through to_int;
+     * nil, out of range and no conversion raise what MRI raises, worded as
+     * the Ruby this JRuby implements words them.
+     */
+    private static int num2int(ThreadContext context, IRubyObject value) {
+        long n = num2long(context, value);
+        if (n != (int) n) {
+            throw context.runtime.newRangeError("integer " + n + " too " + (n < 0 ? "small" : "big") + " to convert to "
+                    + Messages.quote(context, "int"));
+        }
+        return (int) n;
+    }
+
+    private static long num2long(ThreadContext context, IRubyObject value) {
+        if (value instanceof RubyFixnum) return ((RubyFixnum) value).getLongValue();
+        if (value instanceof RubyFloat) {
+            double d = ((RubyFloat) value).getDoubleValue();
+            if (d < LONG_LIMIT && d >= -LONG_LIMIT) return (long) d;
+            throw context.runtime.newRangeError("float " + outOfRange(context, (RubyFloat) value) + " out of range of integer");
+        }
+        if (value instanceof RubyBignum) {
+            BigInteger big = ((RubyBignum) value).getValue();
+            if (big.bitLength() < 64) return big.longValue();
+            throw context.runtime.newRangeError("bignum too big to convert into " + Messages.quote(context, "long"));
+        }
+        if (value.isNil()) throw Errors.nilToInteger(context);
+        return num2long(context, convert(context, value, context.runtime.getInteger(), "to_int"));
+    }
+
+    /**
+     * {@code value} if it is a {@code type}, else what its {@code method}
+     * gives, with the TypeErrors of MRI's rb_convert_type.
+     */
+    private static IRubyObject convert(ThreadContext context, IRubyObject value, RubyClass type, String method) {
+        if (type.isInstance(value)) return value;
+        if (!value.isNil() && !(value instanceof RubyBoolean) && value.respondsTo(method)) {
+            IRubyObject converted = value.callMethod(context, method);
+            if (type.isInstance(converted)) return converted;
+            String name = value.getMetaClass().getRealClass().getName();
+            throw context.runtime.newTypeError("can't convert " + name + " to " + type.getName() + " (" + name + "#" + method
+                    + " gives " + converted.getMetaClass().getRealClass().getName() + ")");
+        }
+        throw context.runtime.newTypeError("no implicit conversion of " + typeName(value) + " into " + type.getName());
+    }
+
+    /** A value's class as MRI's type errors name it: nil, true and false by their value. */
+    private static String typeName(IRubyObject value) {
+        if (value.isNil()) return "nil";
+        if (value instanceof RubyBoolean) return value.isTrue() ? "true" : "false";
+        return value.getMetaClass().getRealClass().getName();
+    }
+
+    /**
+     * A Float beyond a long as MRI prints it in the RangeError: C's
+     * {@code %-.10g}, here Ruby's own format (NaN, Inf).
+     */
+    private static String outOfRange(ThreadContext context, RubyFloat value) {
+        return context.runtime.newString("%-.10g").callMethod(context, "%", value).toString();
     }
 
     /**
      * The hash a digest argument names, as jruby-openssl reads it (upper
      * case, "SHA-" as "SHA"; an OpenSSL::Digest by its name), when it is
-     * SHA-1 or SHA-2; else null.
+     * SHA-1 or SHA-2; else null. Anything but a String or an
+     * OpenSSL::Digest raises MRI's TypeError, a name with a NUL byte its
+     * ArgumentError.
      */
     private static LibCrypto.Hash hash(ThreadContext context, IRubyObject digest) {
         String name;
         if (digest instanceof RubyString) {
+            if (((RubyString) digest).getByteList().indexOf(0) >= 0) {
+                throw context.runtime.newArgumentError("string contains null byte");
+            }
             name = digest.toString();
         } else if (context.runtime.getClassFromPath("OpenSSL::Digest").isInstance(digest)) {
             IRubyObject named = digest.callMethod(context, "name");
             if (!(named instanceof RubyString)) return null;
             name = named.toString();
         } else {
-            return null;
+            throw context.runtime.newTypeError("wrong argument type " + typeName(digest) + " (expected OpenSSL/Digest)");
         }
         name = name.toUpperCase(Locale.ROOT);
         if (name.startsWith("SHA-")) name = "SHA" + name.substring(4);
