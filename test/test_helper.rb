@@ -10,6 +10,7 @@ rescue Gem::MissingSpecError
 end
 require "minitest/autorun"
 require_relative "support/file_times"
+require_relative "support/run_guard"
 
 # A test file run alone (bin/jruby -Itest FILE) loads the test builds as
 # every pass of bin/test does (test/support/passes.rb): the JNI library with
@@ -65,6 +66,19 @@ module TestHelper
 
       sleep 0.01
     end
+  end
+
+  # Runs the block on a thread of its own and returns its value; the block
+  # puts each fiber it creates into the array it is given, which keeps them
+  # reachable until that thread has ended. JRuby 10.1's fiber finalizer
+  # (ThreadFiber#finalize, RubyThread#dieFromFinalizer) can kill the thread
+  # that created the fiber, at random, once that fiber is collected: a fiber
+  # created on minitest's main thread once ended a job mid-run, status 0, no
+  # summary (test/support/run_guard.rb now says so). A fiber collected after
+  # its creator has ended kills nothing.
+  def self.fiber_thread
+    fibers = []
+    Thread.new { yield fibers }.value
   end
 
   # bin/jruby for the JRuby version that runs the tests (or +version+), as

@@ -36,11 +36,13 @@ class ConcurrencyTest < Minitest::Test
       barrier = java.util.concurrent.CyclicBarrier.new(4)
       threads = Array.new(4) do |t|
         Thread.new do
-          barrier.await
-          fibers = Array.new(4) do |f|
-            Fiber.new { record(tally.recorder(4 * t + f), per_worker, yield_every: UuidTally::BATCH) { SecureRandom.uuid } }
+          TestHelper.fiber_thread do |fibers|
+            barrier.await
+            fibers.concat(Array.new(4) do |f|
+              Fiber.new { record(tally.recorder(4 * t + f), per_worker, yield_every: UuidTally::BATCH) { SecureRandom.uuid } }
+            end)
+            run_interleaved(fibers)
           end
-          run_interleaved(fibers)
         end
       end
       threads.flat_map(&:value)
@@ -90,7 +92,7 @@ class ConcurrencyTest < Minitest::Test
   def test_ten_thousand_fibers_that_ask_once_share_generators_and_take_no_os_seed
     SecureRandom.uuid # the primary and this thread's shared generator exist
     before = FastRandom.stats
-    uuids = Array.new(10_000) { Fiber.new { SecureRandom.uuid }.resume }
+    uuids = TestHelper.fiber_thread { |fibers| Array.new(10_000) { (fibers << Fiber.new { SecureRandom.uuid }).last.resume } }
     after = FastRandom.stats
     assert_equal 10_000, uuids.uniq.size
     assert_operator after[:seeds] - before[:seeds], :<=, 1, "OS seeds (1 if the primary's 60 s came due)"
@@ -162,19 +164,17 @@ class ConcurrencyTest < Minitest::Test
   end
 
   def test_fibers_interleaved_on_one_thread
-    fibers = Array.new(50) do
-      Fiber.new do
-        Array.new(200) { SecureRandom.uuid.tap { Fiber.yield } }
+    all = TestHelper.fiber_thread do |fibers|
+      fibers.concat(Array.new(50) { Fiber.new { Array.new(200) { SecureRandom.uuid.tap { Fiber.yield } } } })
+      results = Array.new(50) { [] }
+      201.times do
+        fibers.each_with_index do |fiber, i|
+          value = fiber.resume if fiber.alive?
+          results[i] = value if value.is_a?(Array)
+        end
       end
+      results.flatten
     end
-    results = Array.new(50) { [] }
-    201.times do
-      fibers.each_with_index do |fiber, i|
-        value = fiber.resume if fiber.alive?
-        results[i] = value if value.is_a?(Array)
-      end
-    end
-    all = results.flatten
     assert_equal 10_000, all.size
     assert_equal all.size, all.uniq.size
   end
@@ -182,7 +182,9 @@ class ConcurrencyTest < Minitest::Test
   def test_fibers_inside_many_threads
     threads = Array.new(8) do
       Thread.new do
-        Array.new(20) { Fiber.new { Array.new(500) { SecureRandom.hex(16) } }.resume }.flatten
+        TestHelper.fiber_thread do |fibers|
+          Array.new(20) { (fibers << Fiber.new { Array.new(500) { SecureRandom.hex(16) } }).last.resume }.flatten
+        end
       end
     end
     all = threads.flat_map(&:value)

@@ -120,10 +120,14 @@ class GeneratorTest < Minitest::Test
     # Fibers alive at the same time never share a generator (JRuby 10 runs
     # each on a virtual thread, 9.4 on a pooled thread; a finished fiber's
     # pooled thread, and its generator, may serve a later fiber).
-    own = FastRandom::Generator.thread_state[:generator]
-    fibers = Array.new(3) { Fiber.new { SecureRandom.uuid; Fiber.yield FastRandom::Generator.thread_state[:generator] } }
-    generators = fibers.map(&:resume)
-    fibers.each(&:resume)
+    own, generators = TestHelper.fiber_thread do |fibers|
+      TestHelper.own_generator
+      own = FastRandom::Generator.thread_state[:generator]
+      fibers.concat(Array.new(3) { Fiber.new { SecureRandom.uuid; Fiber.yield FastRandom::Generator.thread_state[:generator] } })
+      generators = fibers.map(&:resume)
+      fibers.each(&:resume)
+      [own, generators]
+    end
     refute_includes generators, own
     assert_equal 3, generators.uniq.size
   end
