@@ -3,9 +3,14 @@
 
 FR_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# The JRuby versions we support and test, newest first.
+# The JRuby versions bin/test runs every pass on, newest first.
 FR_JRUBY_VERSIONS="10.1.0.0 9.4.15.0"
 FR_JRUBY_DEFAULT="10.1.0.0"
+# The other supported releases (README, "Supported versions"): the oldest 10.0
+# and 9.4 and a later patch of each. bin/test runs one pass on the first
+# (bin/setup fetches it); --all-jrubies runs the suite on all of them, and
+# bin/jruby fetches any of them on first use.
+FR_JRUBY_OLDER="10.0.0.0 10.0.2.0 9.4.14.0 9.4.8.0"
 
 # Downloads live in Maven's local repository, outside the git tree.
 FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
@@ -57,13 +62,29 @@ FR_SERVLET_TEST_JARS="org.jruby.rack:jruby-rack:1.2.6 org.apache.tomcat.embed:to
 # What `rake quality` (bin/quality) adds: the dieharder battery and rngtest.
 FR_QUALITY_PACKAGES="dieharder rng-tools5"
 
-# Map "10.1", "9.4" or a full version to the full version.
+# Map "10.1", "10.0", "9.4", "9.4.8" or a full supported version to the full
+# version ("10.0" is the oldest 10.0, "9.4" the newest 9.4).
 fr_jruby_version() {
   case "$1" in
-    10.1|10.1.0.0) echo 10.1.0.0 ;;
-    9.4|9.4.15.0) echo 9.4.15.0 ;;
-    *) echo "unknown JRuby version '$1' (use 10.1 or 9.4)" >&2; return 1 ;;
+    10.1) echo 10.1.0.0; return 0 ;;
+    10.0) echo 10.0.0.0; return 0 ;;
+    9.4) echo 9.4.15.0; return 0 ;;
   esac
+  local v
+  for v in $FR_JRUBY_VERSIONS $FR_JRUBY_OLDER; do
+    if [ "$1" = "$v" ] || [ "$1.0" = "$v" ]; then echo "$v"; return 0; fi
+  done
+  echo "unknown JRuby version '$1' (use 10.1, 10.0, 9.4 or one of: $FR_JRUBY_VERSIONS $FR_JRUBY_OLDER)" >&2
+  return 1
+}
+
+# Downloads jruby-complete VERSION from Maven Central unless it is there.
+fr_fetch_jruby() {
+  local jar; jar="$(fr_jruby_jar "$1")"
+  [ -s "$jar" ] && return 0
+  echo "fast_random: downloading jruby-complete $1 from Maven Central" >&2
+  mvn -q -B dependency:get -Dartifact="org.jruby:jruby-complete:$1" -Dtransitive=false >/dev/null
+  [ -s "$jar" ] || { echo "fast_random: the download of jruby-complete $1 failed" >&2; return 1; }
 }
 
 fr_jruby_jar() {

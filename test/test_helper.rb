@@ -68,6 +68,28 @@ module TestHelper
     end
   end
 
+  # Whether the loaded jruby-openssl is one of the older releases that
+  # fast_random supports (0.15.0 to 0.15.4, in JRuby 9.4.8 to 9.4.14 and
+  # 10.0.x): no PKey#derive, private_to_der, RSA#sign_pss or EC#sign_raw,
+  # and OpenSSL::PKey.read takes no PKCS#8 DER. Tests reach the same key or
+  # secret another way there, and check that fast_random added none of them.
+  def self.older_jruby_openssl?
+    !OpenSSL::PKey::EC.method_defined?(:derive)
+  end
+
+  # The private key of +der+ (PKCS#8, as MRI writes it) by OpenSSL::PKey.read;
+  # on an older jruby-openssl, whose PKey.read takes no DER at all, the same
+  # key of class +klass+ from +pem+, through its traditional DER.
+  def self.read_private_der(klass, der, pem)
+    older_jruby_openssl? ? klass.new(klass.new(pem).to_der) : OpenSSL::PKey.read(der)
+  end
+
+  # The ECDH secret of two EC keys: #derive, or #dh_compute_key where the
+  # release has no #derive.
+  def self.ecdh(key, peer)
+    older_jruby_openssl? ? key.dh_compute_key(peer.public_key) : key.derive(peer)
+  end
+
   # Runs the block on a thread of its own and returns its value; the block
   # puts each fiber it creates into the array it is given, which keeps them
   # reachable until that thread has ended. JRuby 10.1's fiber finalizer
@@ -87,7 +109,7 @@ module TestHelper
   # the start-up time; they prove behaviour, not speed). A +long+ child
   # (dozens of runtimes, hundreds of MB through a cipher) keeps C2, which
   # C1 alone would make twice as slow.
-  def self.jruby_command(version = JRUBY_VERSION.start_with?("9.4") ? "9.4" : "10.1", long: false)
+  def self.jruby_command(version = JRUBY_VERSION, long: false)
     [File.join(ROOT, "bin/jruby"), "--jruby", version, long ? "--start-archive" : "--quick-start"]
   end
 

@@ -40,8 +40,9 @@ module JcaProvider
       @bc_rsa ||= begin
         key = OpenSSL::PKey::RSA.new(2048)
         factory = java.security.KeyFactory.getInstance("RSA", Java::OrgBouncycastleJceProvider::BouncyCastleProvider.new)
-        [factory.generatePrivate(java.security.spec.PKCS8EncodedKeySpec.new(key.private_to_der.to_java_bytes)),
-         factory.generatePublic(java.security.spec.X509EncodedKeySpec.new(key.public_to_der.to_java_bytes))]
+        crt = [key.n, key.e, key.d, key.p, key.q, key.dmp1, key.dmq1, key.iqmp].map { |bn| bn.to_i.to_java(java.math.BigInteger) }
+        [factory.generatePrivate(java.security.spec.RSAPrivateCrtKeySpec.new(*crt)),
+         factory.generatePublic(java.security.spec.RSAPublicKeySpec.new(crt[0], crt[1]))]
       end
     end
 

@@ -8,7 +8,9 @@
 #   # Passes all: the generators seed differently with and without RDRAND.
 #   # Passes 10.1, 9.4: end to end; its processes see no pass's settings.
 #
-# "all" is the four passes, "main" the first two, "fallback" the last two.
+# "all" is the four passes of 10.1 and 9.4, "main" their first two,
+# "fallback" the other two; "10.0" (the oldest supported JRuby 10.0, with
+# its older jruby-openssl) is named by the files that exercise the hooks.
 # A file runs in the passes where its outcome can differ: the fallback
 # passes for what depends on the CPU's features or the native library,
 # both JRubies where the JRuby or its jruby-openssl makes a difference.
@@ -45,11 +47,16 @@ module Passes
              proves: "seeding from the OS alone, RSA without fast_random's IFMA code"),
     Pass.new(name: "9.4-fallback", jruby: "9.4",
              env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => "/nonexistent/libfast_random.so", "FAST_RANDOM_SOAK" => "small"),
-             proves: "everything without the native library (:gmp or :java RSA, EC on Java code)")
+             proves: "everything without the native library (:gmp or :java RSA, EC on Java code)"),
+    Pass.new(name: "10.0", jruby: "10.0",
+             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY),
+             proves: "the hooks on the oldest supported JRuby 10.0 and its jruby-openssl 0.15.3 (no RSA#sign_pss, EC#sign_raw or #derive)")
   ].freeze
 
   NAMES = ALL.map(&:name).freeze
-  GROUPS = { "all" => NAMES, "main" => %w[10.1 9.4], "fallback" => %w[10.1-fallback 9.4-fallback] }.freeze
+  # "all" is the four passes of every setting; the 10.0 pass is named alone.
+  GROUPS = { "all" => %w[10.1 9.4 10.1-fallback 9.4-fallback], "main" => %w[10.1 9.4],
+             "fallback" => %w[10.1-fallback 9.4-fallback] }.freeze
 
   # The line, at most this far into the file.
   HEADER = /\A# Passes (?<passes>[^:]+): (?<why>\S.*)\z/

@@ -7,8 +7,8 @@ import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.security.spec.ECPoint;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 import org.bouncycastle.asn1.ASN1InputStream;
 import org.bouncycastle.asn1.ASN1Integer;
@@ -17,9 +17,6 @@ import org.bouncycastle.asn1.ASN1Sequence;
 import org.jruby.RubyModule;
 import org.jruby.RubyString;
 import org.jruby.anno.JRubyMethod;
-import org.jruby.internal.runtime.methods.DynamicMethod;
-import org.jruby.internal.runtime.methods.JavaMethod;
-import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 import org.jruby.util.ByteList;
@@ -55,37 +52,26 @@ import fastrandom.support.EngineRegistry;
  */
 public final class EcMethods {
     private static final String[] NAMES = {"dsa_sign_asn1", "dsa_verify_asn1", "sign_raw", "verify_raw", "derive", "dh_compute_key"};
-    /** Where the replaced methods are kept, on OpenSSL::PKey::EC. */
-    private static final String STOCK = "fast_random_stock_methods";
 
     private EcMethods() {}
 
-    /** Puts these methods on {@code ecClass} in place of jruby-openssl's, once; openssl must be loaded. */
-    static void install(RubyModule ecClass) {
-        RubyModule methodLocation = ecClass.getMethodLocation(); // past modules prepended to the class
-        synchronized (ecClass) {
-            if (ecClass.getInternalVariables().getInternalVariable(STOCK) != null) return;
-            Map<String, DynamicMethod> stock = new HashMap<>();
-            for (String name : NAMES) {
-                DynamicMethod method = methodLocation.getMethods().get(name);
-                if (method == null) throw new IllegalStateException("jruby-openssl's OpenSSL::PKey::EC has no " + name);
-                stock.put(name, method);
-            }
-            ecClass.getInternalVariables().setInternalVariable(STOCK, Collections.unmodifiableMap(stock));
-            ecClass.defineAnnotatedMethods(EcMethods.class);
-            // A method already redefined (a polyfill loaded before us) stays as it is, for every call.
-            for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
-                if (!(entry.getValue() instanceof JavaMethod)) methodLocation.addMethod(entry.getKey(), entry.getValue());
-            }
-        }
+    /** Inherited from OpenSSL::PKey::PKey in jruby-openssl 0.16.1, for the same calls: replaced on EC there too. */
+    private static final Set<String> INHERITABLE = Collections.singleton("derive");
+
+    /**
+     * Puts these methods on {@code ecClass} in place of jruby-openssl's, each
+     * where the loaded release has it (0.15.0 to 0.15.4 have no sign_raw,
+     * verify_raw or derive: fast_random adds none of them); once; openssl must
+     * be loaded. Returns the names replaced.
+     */
+    static Set<String> install(RubyModule ecClass) {
+        return StockMethods.install(ecClass, EcMethods.class, NAMES, INHERITABLE);
     }
 
     /** Calls jruby-openssl's own {@code name}, the method ours replaced. */
-    @SuppressWarnings("unchecked")
     private static IRubyObject stock(ThreadContext context, IRubyObject self, String name, IRubyObject... args) {
         RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
-        Map<String, DynamicMethod> stock = (Map<String, DynamicMethod>) ecClass.getInternalVariables().getInternalVariable(STOCK);
-        return stock.get(name).call(context, self, ecClass, name, args, Block.NULL_BLOCK);
+        return StockMethods.of(ecClass).call(context, self, ecClass, name, args);
     }
 
     /** Stock's ECDSA on BouncyCastle (jruby-openssl's own signer, which counts as java). */

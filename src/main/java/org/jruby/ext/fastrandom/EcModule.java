@@ -56,6 +56,7 @@ public final class EcModule {
     /** The selected engine, :openssl or :java (choosing the default on first use). */
     @JRubyMethod(name = "engine", meta = true)
     public static IRubyObject engine(ThreadContext context, IRubyObject self) {
+        if (OpenSSLHook.installProblem(self) != null) return context.runtime.newSymbol(EcEngines.JAVA);
         return context.runtime.newSymbol(EcEngines.ENGINES.selected());
     }
 
@@ -67,6 +68,8 @@ public final class EcModule {
     @JRubyMethod(name = "engine=", meta = true)
     public static IRubyObject set_engine(ThreadContext context, IRubyObject self, IRubyObject name) {
         String engine = engineName(context, self, name);
+        String problem = EcEngines.JAVA.equals(engine) ? null : OpenSSLHook.installProblem(self);
+        if (problem != null) throw Errors.engineUnavailable(context, problem);
         try {
             EcEngines.ENGINES.select(engine);
         } catch (IllegalStateException e) {
@@ -78,7 +81,9 @@ public final class EcModule {
     /** Nil when the engine can run here, else why not (loads and self-tests it). */
     @JRubyMethod(name = "engine_problem", meta = true)
     public static IRubyObject engine_problem(ThreadContext context, IRubyObject self, IRubyObject name) {
-        String reason = EcEngines.ENGINES.unavailableReason(engineName(context, self, name));
+        String engine = engineName(context, self, name);
+        String reason = EcEngines.JAVA.equals(engine) ? null : OpenSSLHook.installProblem(self);
+        if (reason == null) reason = EcEngines.ENGINES.unavailableReason(engine);
         return reason == null ? context.nil : context.runtime.newString(reason);
     }
 
@@ -115,12 +120,20 @@ public final class EcModule {
     /**
      * Puts the EC engine into jruby-openssl (openssl must be loaded): the
      * provider's ECDSA and ECDH, and fast_random's methods on
-     * {@code OpenSSL::PKey::EC} ({@link EcMethods}). The openssl hook calls it.
+     * {@code OpenSSL::PKey::EC} ({@link EcMethods}), those the loaded release
+     * has. Whole or not at all, as {@link RsaModule#install}. The openssl
+     * hook calls it.
      */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
-        ProviderHook.install(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.EC);
-        EcMethods.install(context.runtime.getClassFromPath("OpenSSL::PKey::EC"));
+        ClassLoader loader = context.runtime.getJRubyClassLoader();
+        ProviderHook.install(loader, ProviderHook.Capability.EC);
+        try {
+            EcMethods.install(context.runtime.getClassFromPath("OpenSSL::PKey::EC"));
+        } catch (RuntimeException | LinkageError e) {
+            ProviderHook.uninstall(loader, ProviderHook.Capability.EC); // whole or not at all
+            throw e;
+        }
         return context.tru;
     }
 

@@ -33,6 +33,8 @@ public final class OpenSSLHook {
     private static final String LOAD_EXT_PATH = "FastRandom::OpenSSLLoadExt";
     /** Set on the FastRandom module once installed (per JRuby runtime). */
     private static final String INSTALLED = "openssl_hook_installed";
+    /** Set on FastRandom::RSA, EC or AES when installing it failed: why ({@link #installProblem}). */
+    private static final String INSTALL_PROBLEM = "install_problem";
 
     private OpenSSLHook() {}
 
@@ -74,17 +76,30 @@ public final class OpenSSLHook {
     }
 
     private static void installOrWarn(ThreadContext context, RubyModule fastRandom, String capability) {
+        RubyModule module = (RubyModule) fastRandom.getConstant(capability);
         String why;
         try {
-            fastRandom.getConstant(capability).callMethod(context, "install");
+            module.callMethod(context, "install");
+            module.removeInternalVariable(INSTALL_PROBLEM);
             return;
         } catch (RaiseException e) {
             why = e.getException().getMetaClass().getName() + ": " + e.getException().message(context).asJavaString();
         } catch (RuntimeException | LinkageError e) {
             why = e.getClass().getName() + ": " + e.getMessage();
         }
+        module.setInternalVariable(INSTALL_PROBLEM, "installing fast_random's " + capability + " into jruby-openssl failed: " + why);
         Diagnostics.warn(capability + " stays on jruby-openssl's Java code (installing fast_random's " + capability
                 + " failed: " + why + ")");
+    }
+
+    /**
+     * Why installing {@code capability} (FastRandom::RSA or EC) into this
+     * runtime's jruby-openssl failed, or null: then jruby-openssl's own code
+     * serves every call, and the module's engine says :java.
+     */
+    static String installProblem(IRubyObject capability) {
+        Object problem = ((RubyModule) capability).getInternalVariable(INSTALL_PROBLEM);
+        return problem instanceof String ? (String) problem : null;
     }
 
     /** Whether fast_random met jruby-openssl in this runtime. */

@@ -97,6 +97,7 @@ public final class RsaModule {
     /** The selected engine, :openssl, :gmp or :java (choosing the default on first use). */
     @JRubyMethod(name = "engine", meta = true)
     public static IRubyObject engine(ThreadContext context, IRubyObject self) {
+        if (OpenSSLHook.installProblem(self) != null) return context.runtime.newSymbol(RsaEngines.JAVA);
         return context.runtime.newSymbol(RsaEngines.ENGINES.selected());
     }
 
@@ -112,6 +113,8 @@ public final class RsaModule {
             IRubyObject engines = ((RubyModule) self).getConstant("ENGINES");
             throw context.runtime.newArgumentError("unknown RSA engine " + name.inspect() + " (use one of " + engines.inspect() + ")");
         }
+        String problem = RsaEngines.JAVA.equals(engine) ? null : OpenSSLHook.installProblem(self);
+        if (problem != null) throw Errors.engineUnavailable(context, problem);
         try {
             RsaEngines.ENGINES.select(engine);
         } catch (IllegalStateException e) {
@@ -126,7 +129,8 @@ public final class RsaModule {
         IRubyObject string = name.callMethod(context, "to_s");
         String engine = string instanceof RubyString ? string.asJavaString() : null;
         if (!known(engine)) throw context.runtime.newArgumentError("unknown RSA engine " + name.inspect());
-        String reason = RsaEngines.ENGINES.unavailableReason(engine);
+        String reason = RsaEngines.JAVA.equals(engine) ? null : OpenSSLHook.installProblem(self);
+        if (reason == null) reason = RsaEngines.ENGINES.unavailableReason(engine);
         return reason == null ? context.nil : context.runtime.newString(reason);
     }
 
@@ -161,13 +165,20 @@ public final class RsaModule {
      * Puts the engines into jruby-openssl (openssl must be loaded): the
      * provider's RSA, and fast_random's PSS methods on
      * {@code OpenSSL::PKey::RSA} ({@link RsaPssMethods}), which no provider
-     * reaches. The openssl hook calls it.
+     * reaches, those the loaded release has. Whole or not at all: when a
+     * step fails, the provider is taken out again before the error goes on.
+     * The openssl hook calls it.
      */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
         ProviderHook.install(runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
-        RsaPssMethods.install(runtime.getClassFromPath("OpenSSL::PKey::RSA"));
+        try {
+            RsaPssMethods.install(runtime.getClassFromPath("OpenSSL::PKey::RSA"));
+        } catch (RuntimeException | LinkageError e) {
+            ProviderHook.uninstall(runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
+            throw e;
+        }
         return context.tru;
     }
 

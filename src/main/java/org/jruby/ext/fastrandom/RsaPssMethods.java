@@ -7,8 +7,8 @@ import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.interfaces.RSAPublicKey;
 
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 import org.jruby.Ruby;
 import org.jruby.RubyFixnum;
@@ -17,9 +17,6 @@ import org.jruby.RubyModule;
 import org.jruby.RubyString;
 import org.jruby.RubySymbol;
 import org.jruby.anno.JRubyMethod;
-import org.jruby.internal.runtime.methods.DynamicMethod;
-import org.jruby.internal.runtime.methods.JavaMethod;
-import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
@@ -63,8 +60,6 @@ import fastrandom.rsa.jca.PssSigning;
  */
 public final class RsaPssMethods {
     private static final String[] NAMES = {"sign_pss", "verify_pss", "sign", "verify", "sign_raw", "verify_raw"};
-    /** Where the replaced methods are kept, on OpenSSL::PKey::RSA. */
-    private static final String STOCK = "fast_random_stock_methods";
 
     /** How a missing salt length defaults, per method (jruby-openssl's choices). */
     private enum DefaultSalt { DIGEST, MAX }
@@ -73,34 +68,19 @@ public final class RsaPssMethods {
 
     /**
      * Puts these methods on {@code rsaClass} (OpenSSL::PKey::RSA) in place of
-     * jruby-openssl's, which are kept to hand calls to, as an alias chain
-     * keeps the method it replaces. Done once; openssl must be loaded.
+     * jruby-openssl's, each where the loaded release defines it on the class
+     * (0.15.7 and later; before, RSA has none of them and PKey#sign takes no
+     * options, which fast_random then does not add). Done once; openssl must
+     * be loaded. Returns the names replaced.
      */
-    static void install(RubyModule rsaClass) {
-        RubyModule methodLocation = rsaClass.getMethodLocation(); // past modules prepended to the class
-        synchronized (rsaClass) {
-            if (rsaClass.getInternalVariables().getInternalVariable(STOCK) != null) return;
-            Map<String, DynamicMethod> stock = new HashMap<>();
-            for (String name : NAMES) {
-                DynamicMethod method = methodLocation.getMethods().get(name);
-                if (method == null) throw new IllegalStateException("jruby-openssl's OpenSSL::PKey::RSA has no " + name);
-                stock.put(name, method);
-            }
-            rsaClass.getInternalVariables().setInternalVariable(STOCK, Collections.unmodifiableMap(stock));
-            rsaClass.defineAnnotatedMethods(RsaPssMethods.class);
-            // A method already redefined (a polyfill loaded before us) stays as it is, for every call.
-            for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
-                if (!(entry.getValue() instanceof JavaMethod)) methodLocation.addMethod(entry.getKey(), entry.getValue());
-            }
-        }
+    static Set<String> install(RubyModule rsaClass) {
+        return StockMethods.install(rsaClass, RsaPssMethods.class, NAMES, Collections.emptySet());
     }
 
     /** Calls jruby-openssl's own {@code name}, the method ours replaced. */
-    @SuppressWarnings("unchecked")
     private static IRubyObject stock(ThreadContext context, IRubyObject self, String name, IRubyObject[] args) {
         RubyModule rsaClass = context.runtime.getClassFromPath("OpenSSL::PKey::RSA");
-        Map<String, DynamicMethod> stock = (Map<String, DynamicMethod>) rsaClass.getInternalVariables().getInternalVariable(STOCK);
-        return stock.get(name).call(context, self, rsaClass, name, args, Block.NULL_BLOCK);
+        return StockMethods.of(rsaClass).call(context, self, rsaClass, name, args);
     }
 
     /** {@code sign_pss(digest, data, salt_length:, mgf1_hash:)}. */
