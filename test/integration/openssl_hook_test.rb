@@ -111,4 +111,45 @@ class OpenSSLHookTest < Minitest::Test
     assert_equal [8, 3, "ArgumentError", "TypeError"],
                  [OpenSSL::Random.pseudo_bytes(8).bytesize, OpenSSL::Random.random_bytes(3.7).bytesize, *errors]
   end
+
+  # An install that fails (here injected, as a jruby-openssl whose classes
+  # fast_random cannot take would make it) is whole or nothing: one warning,
+  # jruby-openssl's own code serves every call, and the module says so
+  # (engine :java, engine_problem why, engine= refuses). Before, the
+  # provider stayed in and the warning said the opposite of what ran.
+  def test_a_failed_install_leaves_stock_and_says_so
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      require #{TestHelper::TEST_JAR.dump}
+      Java::OrgJrubyExtFastrandom::InstallFaults.set(->(name) { %w[OpenSSL::PKey::RSA OpenSSL::PKey::EC].include?(name) })
+      require "openssl"
+      rsa = OpenSSL::PKey::RSA.new(2048)
+      ec = OpenSSL::PKey::EC.generate("prime256v1")
+      before = [FastRandom::RSA.stats, FastRandom::EC.stats]
+      ok = rsa.verify("SHA256", rsa.sign("SHA256", "x"), "x") && ec.verify("SHA256", ec.sign("SHA256", "x"), "x") &&
+           ec.dsa_verify_asn1("x" * 32, ec.dsa_sign_asn1("x" * 32))
+      after = [FastRandom::RSA.stats, FastRandom::EC.stats]
+      native = [after[0][:openssl].values.sum - before[0][:openssl].values.sum, after[1][:openssl].values.sum - before[1][:openssl].values.sum]
+      refused = [FastRandom::RSA, FastRandom::EC].map do |mod|
+        mod.engine = :openssl
+        "not refused"
+      rescue FastRandom::EngineUnavailableError => e
+        e.message
+      end
+      p [ok, native, FastRandom::RSA.engine, FastRandom::EC.engine, FastRandom::RSA.installed?, FastRandom::EC.installed?,
+         FastRandom::RSA.engine_problem(:openssl), FastRandom::EC.engine_problem(:openssl), refused,
+         FastRandom::RSA.engine_problem(:java)]
+    RUBY
+    assert status.success?, err
+    ok, native, rsa_engine, ec_engine, rsa_installed, ec_installed, rsa_problem, ec_problem, refused, java_problem = eval(out.lines.last) # rubocop:disable Security/Eval -- our child's p output
+    assert_equal [true, [0, 0], :java, :java, false, false], [ok, native, rsa_engine, ec_engine, rsa_installed, ec_installed]
+    assert_match(/installing fast_random's RSA into jruby-openssl failed: .*injected failure replacing methods of OpenSSL::PKey::RSA/, rsa_problem)
+    assert_match(/installing fast_random's EC into jruby-openssl failed: .*injected failure replacing methods of OpenSSL::PKey::EC/, ec_problem)
+    assert_equal [rsa_problem, ec_problem], refused
+    assert_nil java_problem
+    warnings = err.lines.grep(/\Afast_random: /)
+    assert_equal 2, warnings.size, err
+    assert_match(/\Afast_random: RSA stays on jruby-openssl's Java code \(installing fast_random's RSA failed: /, warnings[0])
+    assert_match(/\Afast_random: EC stays on jruby-openssl's Java code \(installing fast_random's EC failed: /, warnings[1])
+  end
 end

@@ -4,6 +4,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
@@ -31,6 +32,9 @@ final class StockMethods {
     /** Where the instance is kept, on the class. */
     private static final String KEPT = "fast_random_stock_methods";
 
+    /** Tests: the classes (by name) on which {@link #install} fails; set by the test jar's InstallFaults only. */
+    static volatile Predicate<String> faults;
+
     private final Map<String, DynamicMethod> methods;
 
     private StockMethods(Map<String, DynamicMethod> methods) {
@@ -46,6 +50,10 @@ final class StockMethods {
      * as it is, for every call.
      */
     static Set<String> install(RubyModule target, Class<?> replacements, String[] names, Set<String> inheritable) {
+        Predicate<String> failing = faults;
+        if (failing != null && failing.test(target.getName())) {
+            throw new IllegalStateException("injected failure replacing methods of " + target.getName());
+        }
         Ruby runtime = target.getRuntime();
         RubyModule location = target.getMethodLocation();
         synchronized (target) {
