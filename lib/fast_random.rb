@@ -33,6 +33,11 @@ unless RUBY_ENGINE == "jruby"
   require_relative "fast_random/inactive"
   return
 end
+if Gem::Version.new(JRUBY_VERSION) < Gem::Version.new(FastRandom::OLDEST_JRUBY)
+  require_relative "fast_random/inactive"
+  warn "fast_random: #{FastRandom::INACTIVE_REASON}"
+  return
+end
 
 # Stock's securerandom.rb adds nothing that fast_random does not replace
 # but SecureRandom::VERSION, and as a default gem (RubyGems reads its

@@ -9,8 +9,13 @@ module FastRandom
   # already use OpenSSL there, so one Gemfile and one initializer serve an
   # application on MRI and on JRuby. The API answers for a process where
   # fast_random is not in use; asking it to do something raises.
-  INACTIVE_REASON = "fast_random only works on JRuby (this is #{RUBY_ENGINE} #{RUBY_VERSION}); " \
-                    "SecureRandom and OpenSSL are left as they are"
+  INACTIVE_REASON = if RUBY_ENGINE == "jruby"
+                      "JRuby #{JRUBY_VERSION} is older than fast_random supports (#{OLDEST_JRUBY} and later); " \
+                        "SecureRandom and OpenSSL are left as they are"
+                    else
+                      "fast_random only works on JRuby (this is #{RUBY_ENGINE} #{RUBY_VERSION}); " \
+                        "SecureRandom and OpenSSL are left as they are"
+                    end
 
   class << self
     def active?

@@ -65,4 +65,60 @@ class EngineWarningsTest < Minitest::Test
     assert_match(%r{\Afast_random: EC stays on .*native library /nonexistent/libfast_random.so is missing\)\z},
                  warnings.grep(/EC/).first)
   end
+
+  # A setting in ENV that its setter would refuse stops nothing: one warning
+  # each, the default stays (before, the require raised ArgumentError and
+  # then LoadError, and a bad engine name broke require "openssl").
+  def test_settings_that_cannot_apply_warn_and_keep_the_defaults
+    env = { "FAST_RANDOM_BACKEND" => "bogus", "FAST_RANDOM_RSA_ENGINE" => "fast", "FAST_RANDOM_EC_ENGINE" => "gmp" }
+    out, warnings = run_jruby(<<~RUBY, env: env)
+      require "fast_random"; require "openssl"
+      key = OpenSSL::PKey::RSA.new(1024)
+      p [SecureRandom.uuid.size, FastRandom.backend, key.verify("SHA256", key.sign("SHA256", "x"), "x"),
+         FastRandom::RSA.engine == FastRandom::RSA::ENGINES.find { |e| FastRandom::RSA.engine_problem(e).nil? },
+         FastRandom::EC.engine == (FastRandom::EC.engine_problem(:openssl) ? :java : :openssl)]
+    RUBY
+    assert_equal "[36, :drbg, true, true, true]", out
+    assert_equal ['fast_random: FAST_RANDOM_BACKEND=bogus is ignored (unknown backend "bogus" (use one of [:drbg, :rdrand])); the default stays',
+                  'fast_random: FAST_RANDOM_RSA_ENGINE=fast is ignored (unknown RSA engine "fast" (use one of [:openssl, :gmp, :java])); the default stays',
+                  'fast_random: FAST_RANDOM_EC_ENGINE=gmp is ignored (unknown EC engine "gmp" (use one of [:openssl, :java])); the default stays'],
+                 warnings.grep(/ is ignored /)
+  end
+
+  # Outside the supported versions (README, "Supported versions") nothing is
+  # replaced, with one warning that says so. A JRuby older than 9.4.8.0 is
+  # simulated by JRUBY_VERSION (the branch reads nothing else); a
+  # jruby-openssl outside 0.15.0..0.16.1 by JOpenSSL::VERSION, set before
+  # openssl loads the rest of jruby-openssl.
+  def test_an_unsupported_jruby_leaves_everything_stock
+    out, warnings = run_jruby(<<~RUBY)
+      Object.send(:remove_const, :JRUBY_VERSION)
+      JRUBY_VERSION = "9.4.7.0"
+      require "fast_random"
+      p [FastRandom.active?, SecureRandom.method(:uuid).owner, FastRandom.stats]
+    RUBY
+    assert_equal "[false, Random::Formatter, {}]", out
+    assert_equal ["fast_random: JRuby 9.4.7.0 is older than fast_random supports (9.4.8.0 and later); " \
+                  "SecureRandom and OpenSSL are left as they are"], warnings
+  end
+
+  def test_an_unsupported_jruby_openssl_stays_stock
+    %w[0.14.2 0.16.2].each do |version|
+      out, warnings = run_jruby(<<~RUBY)
+        require "jopenssl/version"
+        JOpenSSL.send(:remove_const, :VERSION)
+        JOpenSSL::VERSION = #{version.dump}
+        require "fast_random"
+        require "openssl"
+        key = OpenSSL::PKey::RSA.new(1024)
+        ok = key.verify("SHA256", key.sign("SHA256", "x"), "x")
+        p [ok, FastRandom::RSA.engine, FastRandom::EC.engine, FastRandom::RSA.installed?, FastRandom::EC.installed?,
+           FastRandom::AES.installed?, OpenSSL::Random.method(:random_bytes).owner.to_s, FastRandom::RSA.stats[:openssl].values.sum,
+           FastRandom::EC.engine_problem(:openssl) == FastRandom::RSA.engine_problem(:gmp), SecureRandom.uuid.size]
+      RUBY
+      assert_equal '[true, :java, :java, false, false, false, "#<Class:OpenSSL::Random>", 0, true, 36]', out, version
+      assert_equal ["fast_random: jruby-openssl #{version} is not one fast_random supports (0.15.0 to 0.16.1): " \
+                    "RSA, EC, AES, PBKDF2 and OpenSSL::Random stay jruby-openssl's own"], warnings, version
+    end
+  end
 end

@@ -1,11 +1,15 @@
 package org.jruby.ext.fastrandom;
 
+import java.util.function.Consumer;
+
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
+import org.jruby.exceptions.RaiseException;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.Setting;
+import fastrandom.support.Diagnostics;
 
 /**
  * Every {@code FAST_RANDOM_*} setting, read once, from the requiring
@@ -68,6 +72,24 @@ final class Configuration {
     /** This runtime's settings, as read when fast_random was required. */
     static Configuration of(Ruby runtime) {
         return (Configuration) runtime.getModule("FastRandom").getInternalVariable(VARIABLE);
+    }
+
+    /**
+     * Applies {@code value}, ENV's {@code variable} at the require, through
+     * the setter that Ruby code calls ({@code FastRandom.backend=},
+     * {@code RSA.engine=}, {@code EC.engine=}); nothing when unset. A value
+     * the setter refuses (unknown, or unavailable here) is one warning, and
+     * the default stays: a setting in ENV never stops the require or
+     * openssl's, as the setter's exception would.
+     */
+    static void apply(ThreadContext context, String variable, IRubyObject value, Consumer<IRubyObject> setter) {
+        if (value.isNil()) return;
+        try {
+            setter.accept(value);
+        } catch (RaiseException e) {
+            Diagnostics.warnOnce(variable + "=" + value.asJavaString() + " is ignored (" + e.getException().message(context).asJavaString()
+                    + "); the default stays");
+        }
     }
 
     /** {@code ENV[name]}, as Ruby sees it (nil when unset). */

@@ -48,8 +48,8 @@ public final class EcModule {
         ec.setConstant("ENGINES", engines.freeze(runtime.getCurrentContext()));
         Bindings.define(ec, EcModule.class);
         fastRandom.setConstant("EC", ec);
-        IRubyObject chosen = Configuration.of(runtime).ecEngine; // FAST_RANDOM_EC_ENGINE, as ENV had it at the require
-        if (!chosen.isNil()) set_engine(runtime.getCurrentContext(), ec, chosen);
+        ThreadContext context = runtime.getCurrentContext();
+        Configuration.apply(context, Configuration.EC_ENGINE, Configuration.of(runtime).ecEngine, value -> set_engine(context, ec, value));
         return ec;
     }
 

@@ -58,6 +58,14 @@ public final class OpenSSLHook {
         if (!defined(runtime, "OpenSSL::PKey::RSA") || !defined(runtime, "OpenSSL::Random")) return false;
 
         fastRandom.setInternalVariable(INSTALLED, context.tru);
+        String unsupported = unsupportedRelease(runtime);
+        if (unsupported != null) {
+            for (String capability : new String[] {"RSA", "EC", "AES"}) {
+                ((RubyModule) fastRandom.getConstant(capability)).setInternalVariable(INSTALL_PROBLEM, unsupported);
+            }
+            Diagnostics.warnOnce(unsupported);
+            return true;
+        }
         new OpenSSLLibrary().load(runtime, false);
         installOrWarn(context, fastRandom, "RSA");
         installOrWarn(context, fastRandom, "EC");
@@ -90,6 +98,43 @@ public final class OpenSSLHook {
         module.setInternalVariable(INSTALL_PROBLEM, "installing fast_random's " + capability + " into jruby-openssl failed: " + why);
         Diagnostics.warn(capability + " stays on jruby-openssl's Java code (installing fast_random's " + capability
                 + " failed: " + why + ")");
+    }
+
+    /** The jruby-openssl releases fast_random supports (README, "Supported versions"), oldest and newest. */
+    static final int[] OLDEST_JRUBY_OPENSSL = {0, 15, 0};
+    static final int[] NEWEST_JRUBY_OPENSSL = {0, 16, 1};
+
+    /**
+     * Null when the loaded jruby-openssl ({@code JOpenSSL::VERSION}) is one
+     * fast_random supports, else what to say: outside the range nothing of
+     * jruby-openssl's is touched (its classes may differ in ways no feature
+     * test sees), and SecureRandom alone is fast_random's.
+     */
+    private static String unsupportedRelease(Ruby runtime) {
+        RubyModule jopenssl = runtime.getModule("JOpenSSL");
+        IRubyObject version = jopenssl == null ? null : jopenssl.getConstantAt("VERSION");
+        String text = version == null || version.isNil() ? "unknown" : version.asJavaString();
+        int[] parts = new int[3];
+        String[] words = text.split("\\.");
+        try {
+            for (int i = 0; i < parts.length; i++) parts[i] = i < words.length ? Integer.parseInt(words[i]) : 0;
+        } catch (NumberFormatException e) {
+            parts = null;
+        }
+        if (parts != null && compare(parts, OLDEST_JRUBY_OPENSSL) >= 0 && compare(parts, NEWEST_JRUBY_OPENSSL) <= 0) return null;
+        return "jruby-openssl " + text + " is not one fast_random supports (" + dotted(OLDEST_JRUBY_OPENSSL) + " to "
+                + dotted(NEWEST_JRUBY_OPENSSL) + "): RSA, EC, AES, PBKDF2 and OpenSSL::Random stay jruby-openssl's own";
+    }
+
+    private static int compare(int[] a, int[] b) {
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] != b[i]) return Integer.compare(a[i], b[i]);
+        }
+        return 0;
+    }
+
+    private static String dotted(int[] version) {
+        return version[0] + "." + version[1] + "." + version[2];
     }
 
     /**

@@ -72,8 +72,7 @@ public final class RsaModule {
         rsa.setConstant("ENGINES", engines.freeze(context));
         Bindings.define(rsa, RsaModule.class);
         fastRandom.setConstant("RSA", rsa);
-        IRubyObject chosen = Configuration.of(runtime).rsaEngine; // as ENV had it at the require
-        if (!chosen.isNil()) set_engine(context, rsa, chosen);
+        Configuration.apply(context, Configuration.RSA_ENGINE, Configuration.of(runtime).rsaEngine, value -> set_engine(context, rsa, value));
         return rsa;
     }
 

@@ -39,7 +39,7 @@ public final class SecureRandomLibrary implements Library {
         RubyModule methods = SecureRandomMethods.define(runtime, fastRandom);
         runtime.getModule("SecureRandom").getSingletonClass().prependModule(methods);
         OpenSSLHook.define(runtime, fastRandom);
-        if (!configuration.backend.isNil()) FastRandomModule.set_backend(context, fastRandom, configuration.backend);
+        Configuration.apply(context, Configuration.BACKEND, configuration.backend, value -> FastRandomModule.set_backend(context, fastRandom, value));
     }
 
     /**
