@@ -4,11 +4,14 @@
 # pass (test/support/passes.rb) in JRuby processes, two at a time on this
 # 2-core machine, then one summary.
 #
-#   bin/test [--pass NAME[,NAME]]... [--jobs N] [--slow] [--list] [PATH...] [MINITEST_ARGS...]
+#   bin/test [--pass NAME[,NAME]]... [--all-jrubies] [--jobs N] [--slow] [--list] [PATH...] [MINITEST_ARGS...]
 #
 # PATH is a test file or a directory of them; without one, every file runs
 # in every pass it belongs to. --pass keeps only the passes named (10.1,
-# 9.4, 10.1-fallback, 9.4-fallback, or main, fallback, all). --list prints
+# 9.4, 10.1-fallback, 9.4-fallback, 10.0, jruby-openssl, or main, fallback,
+# all, hooks). --all-jrubies adds a pass on each other supported release
+# (script/env.sh's FR_JRUBY_OLDER) with its family's main-pass files;
+# --pass older runs those alone. --list prints
 # the plan and runs nothing. --slow adds the slow tier (FAST_RANDOM_SLOW=1:
 # the tests that take minutes, such as AES streams of 2 GiB and more, which
 # skip without it). Everything else goes to minitest (-n /uuid/,
@@ -51,7 +54,18 @@ module TestRunner
 
     files = select_files(options[:paths], declarations)
     passes = options[:passes] || Passes::NAMES
+    passes = passes.reject do |name|
+      why = Passes.unavailable(Passes.find(name))
+      puts "bin/test: the #{name} pass does not run: #{why}" if why
+      why
+    end
     plan = passes.to_h { |name| [name, files.select { |d| d.passes.include?(name) }.map(&:file)] }
+    if options[:all_jrubies]
+      plan = {} if options[:older_only]
+      Passes.older_releases.each do |pass|
+        plan[pass.name] = files.select { |d| d.passes.include?(Passes.family(pass)) }.map(&:file)
+      end
+    end
     plan.reject! { |_, list| list.empty? }
     if plan.empty?
       warn "bin/test: nothing to run: #{describe_selection(options, files)}"
@@ -61,6 +75,11 @@ module TestRunner
 
     jobs = cut_into_jobs(plan, estimates)
     return list(jobs) if options[:list]
+
+    # One download at a time, before two lanes could start the same one.
+    (plan.keys - Passes::NAMES).each do |version|
+      system("bash", "-c", '. "$1/script/env.sh" && fr_fetch_jruby "$2"', "fetch", ROOT, version) or abort "bin/test: no JRuby #{version}"
+    end
 
     FileUtils.mkdir_p(LOGS)
     # The last run's jobs' files go, so that no old log is taken for this run's.
@@ -74,7 +93,7 @@ module TestRunner
   end
 
   def parse(argv)
-    options = { paths: [], passes: nil, lanes: 2, list: false, slow: false, minitest: [] }
+    options = { paths: [], passes: nil, lanes: 2, list: false, slow: false, all_jrubies: false, older_only: false, minitest: [] }
     args = argv.dup
     until args.empty?
       arg = args.shift
@@ -83,7 +102,12 @@ module TestRunner
         value = arg == "--pass" ? args.shift.to_s : arg.split("=", 2).last
         raise ArgumentError, "--pass needs a pass (#{(Passes::NAMES + Passes::GROUPS.keys).join(", ")})" if value.empty?
 
-        names = value.split(",").flat_map { |word| Passes::GROUPS.fetch(word) { [Passes.find(word).name] } }
+        words = value.split(",")
+        if words.delete("older") # the other supported releases alone (--all-jrubies)
+          options[:all_jrubies] = options[:older_only] = true
+          options[:passes] ||= []
+        end
+        names = words.flat_map { |word| Passes::GROUPS.fetch(word) { [Passes.find(word).name] } }
         options[:passes] = ((options[:passes] || []) + names).uniq
       when "--jobs", /\A--jobs=/
         value = arg == "--jobs" ? args.shift.to_s : arg.split("=", 2).last
@@ -93,6 +117,8 @@ module TestRunner
         options[:list] = true
       when "--slow"
         options[:slow] = true
+      when "--all-jrubies"
+        options[:all_jrubies] = true
       else
         path = File.expand_path(arg, ROOT)
         tests = File.join(ROOT, "test")
@@ -106,6 +132,7 @@ module TestRunner
       end
     end
     options[:passes] &&= Passes::NAMES & options[:passes]
+    options[:older_only] &&= options[:passes].empty?
     options
   rescue ArgumentError => e
     abort "bin/test: #{e.message}"

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes main, 9.4-fallback, 10.0: AES on each JRuby's jruby-openssl, and where the library is missing (no RSA or EC beside it).
+# Passes main, 9.4-fallback, hooks: AES on each JRuby's jruby-openssl, and where the library is missing (no RSA or EC beside it).
 
 require_relative "../test_helper"
 require_relative "../support/aes_scenarios"

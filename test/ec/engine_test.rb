@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes main, 9.4-fallback, 10.0: EC runs on libcrypto, or on Java code without the library; hidden CPU features change neither.
+# Passes main, 9.4-fallback, hooks: EC runs on libcrypto, or on Java code without the library; hidden CPU features change neither.
 
 require_relative "../test_helper"
 require_relative "../support/fail_over"

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes main, 9.4-fallback, 10.0: the hooks with any generator behind them, and key generation where EC has no native engine.
+# Passes main, 9.4-fallback, hooks: the hooks with any generator behind them, and key generation where EC has no native engine.
 
 require_relative "../test_helper"
 

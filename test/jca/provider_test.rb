@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes all, 10.0: the provider serves RSA, EC and SecureRandom natively or hands them on, and the fallback passes change which.
+# Passes all, hooks: the provider serves RSA, EC and SecureRandom natively or hands them on, and the fallback passes change which.
 
 require_relative "../test_helper"
 require_relative "../support/jca_provider"

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes main, 9.4-fallback, 10.0: PBKDF2 on each JRuby's jruby-openssl, and where the library is missing (its digests are the JDK's).
+# Passes main, 9.4-fallback, hooks: PBKDF2 on each JRuby's jruby-openssl, and where the library is missing (its digests are the JDK's).
 
 require_relative "../test_helper"
 require_relative "../support/mri_kdf"

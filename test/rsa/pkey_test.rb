@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes all, 10.0: OpenSSL::PKey::RSA must be MRI's on whichever engine a pass leaves: libcrypto with or without IFMA, or GMP.
+# Passes all, hooks: OpenSSL::PKey::RSA must be MRI's on whichever engine a pass leaves: libcrypto with or without IFMA, or GMP.
 
 require_relative "../test_helper"
 require_relative "../support/fail_over"

@@ -50,13 +50,47 @@ module Passes
              proves: "everything without the native library (:gmp or :java RSA, EC on Java code)"),
     Pass.new(name: "10.0", jruby: "10.0",
              env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY),
-             proves: "the hooks on the oldest supported JRuby 10.0 and its jruby-openssl 0.15.3 (no RSA#sign_pss, EC#sign_raw or #derive)")
+             proves: "the hooks on the oldest supported JRuby 10.0 and its jruby-openssl 0.15.3 (no RSA#sign_pss, EC#sign_raw or #derive)"),
+    # jruby-openssl is on no Maven repository, and its build may not be
+    # scripted here: this pass runs where FAST_RANDOM_JRUBY_OPENSSL names
+    # the lib/ of one built by hand (docs/testing.md), ahead of JRuby's own.
+    Pass.new(name: "jruby-openssl", jruby: "10.1",
+             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY, "RUBYLIB" => ENV["FAST_RANDOM_JRUBY_OPENSSL"]),
+             proves: "the hooks on the jruby-openssl in FAST_RANDOM_JRUBY_OPENSSL (0.16.1: derive moved to OpenSSL::PKey::PKey)")
   ].freeze
 
   NAMES = ALL.map(&:name).freeze
-  # "all" is the four passes of every setting; the 10.0 pass is named alone.
+  # "all" is the four passes of every setting; "hooks" the passes on other
+  # jruby-openssl releases, for the files that exercise the hooks.
   GROUPS = { "all" => %w[10.1 9.4 10.1-fallback 9.4-fallback], "main" => %w[10.1 9.4],
-             "fallback" => %w[10.1-fallback 9.4-fallback] }.freeze
+             "fallback" => %w[10.1-fallback 9.4-fallback], "hooks" => %w[10.0 jruby-openssl] }.freeze
+
+  # Why a pass cannot run here, or nil.
+  def self.unavailable(pass)
+    return unless pass.name == "jruby-openssl"
+
+    dir = ENV["FAST_RANDOM_JRUBY_OPENSSL"].to_s
+    return "FAST_RANDOM_JRUBY_OPENSSL is not set (the lib/ of a jruby-openssl built from its tag)" if dir.empty?
+
+    "FAST_RANDOM_JRUBY_OPENSSL=#{dir} has no openssl.rb and jopenssl.jar" unless File.file?(File.join(dir, "jopenssl.jar"))
+  end
+
+  # bin/test --all-jrubies: the whole suite on every other supported release
+  # (script/env.sh's FR_JRUBY_OLDER), each as the main pass of its family
+  # (10.1's files on 10.0.x, 9.4's on older 9.4s), named by its version.
+  def self.older_releases
+    line = File.read(File.join(ROOT, "script/env.sh"))[/^FR_JRUBY_OLDER="([^"]*)"/, 1].to_s
+    line.split.map do |version|
+      family = version.start_with?("10.") ? "10.1" : "9.4"
+      Pass.new(name: version, jruby: version, env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY),
+               proves: "the #{family} pass's files on JRuby #{version}, with its own jruby-openssl")
+    end
+  end
+
+  # The main pass whose files an older release's pass runs.
+  def self.family(pass)
+    pass.jruby.start_with?("10.") ? "10.1" : "9.4"
+  end
 
   # The line, at most this far into the file.
   HEADER = /\A# Passes (?<passes>[^:]+): (?<why>\S.*)\z/
@@ -67,7 +101,7 @@ module Passes
   module_function
 
   def find(name)
-    ALL.find { |pass| pass.name == name } or raise ArgumentError, "no pass #{name} (passes: #{NAMES.join(", ")})"
+    (ALL + Passes.older_releases).find { |pass| pass.name == name } or raise ArgumentError, "no pass #{name} (passes: #{NAMES.join(", ")})"
   end
 
   # Every test file, relative to the checkout, sorted.
