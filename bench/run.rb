@@ -9,7 +9,7 @@
 # partial (--only, --jruby) run writes them to tmp/bench/results instead, so
 # the committed full results stay. `rake bench` and bin/bench run this with MRI.
 #
-#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4] [--only secure_random,threads,cold,request_id,rsa,rsa_threads,ec,ec_threads,crypto,crypto_threads,uuid_jvm,tls,x509,startup]
+#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4[,10.0,9.4.8,...]] [--only secure_random,threads,cold,request_id,rsa,rsa_threads,ec,ec_threads,crypto,crypto_threads,uuid_jvm,tls,x509,startup]
 #   ruby bench/run.rb --report-only     # rewrite the report from bench/results/latest.json
 require "fileutils"
 require "json"
@@ -29,14 +29,17 @@ RAW = File.join(ROOT, "tmp/bench/raw")
 RESULTS = File.join(ROOT, "bench/results")
 PARTIAL_RESULTS = File.join(ROOT, "tmp/bench/results")
 JRUBIES = %w[10.1 9.4].freeze
+# Other supported releases, for a side-by-side run (--jruby 10.1,10.0): what
+# bin/jruby's --jruby takes (script/env.sh's fr_jruby_version).
+OTHER_JRUBIES = %w[10.0 10.0.0.0 10.0.2.0 9.4.8 9.4.8.0 9.4.14 9.4.14.0 9.4.15.0 10.1.0.0].freeze
 
 options = { quick: false, jrubies: JRUBIES, only: Bench::Plan::WORKLOADS, report_only: false }
 OptionParser.new do |o|
   o.banner = "usage: bin/bench [--quick] [--jruby #{JRUBIES.join(",")}] [--only #{Bench::Plan::WORKLOADS.join(",")}] [--report-only]"
   o.on("--quick", "short runs for a smoke test (rough numbers)") { options[:quick] = true }
   o.on("--jruby LIST", Array, "JRuby versions to run (default: all)") do |list|
-    unknown = list - JRUBIES
-    abort "unknown JRuby #{unknown.join(", ")} (use #{JRUBIES.join(", ")})" unless unknown.empty?
+    unknown = list - JRUBIES - OTHER_JRUBIES
+    abort "unknown JRuby #{unknown.join(", ")} (use #{(JRUBIES + OTHER_JRUBIES).join(", ")})" unless unknown.empty?
     options[:jrubies] = list
   end
   o.on("--only LIST", Array, "workloads to run (default: all)") do |list|
