@@ -84,6 +84,9 @@ module TestRunner
     FileUtils.mkdir_p(LOGS)
     # The last run's jobs' files go, so that no old log is taken for this run's.
     FileUtils.rm_f(Dir[File.join(LOGS, "*.{log,times,tests}")])
+    # MRI's reference keys and results, made once in this run for every pass (test/support/mri_script.rb).
+    FileUtils.rm_rf(File.join(LOGS, "mri-cache"))
+    ENV["FAST_RANDOM_MRI_CACHE"] = File.join(LOGS, "mri-cache")
     started = now
     ENV["FAST_RANDOM_SLOW"] = "1" if options[:slow]
     run_jobs(jobs, options[:lanes], options[:minitest])

@@ -13,7 +13,26 @@ module MriScript
 
   # Runs +script+ with MRI (Debian's ruby, installed by bin/setup, or
   # FAST_RANDOM_MRI) and +command+; returns what it printed, parsed as JSON.
+  # A command without input (the reference keys and results: MRI's RSA keys
+  # up to 4096 bits take some 8 s) is made once per bin/test run, whose
+  # runner names a fresh FAST_RANDOM_MRI_CACHE directory, and shared by its
+  # passes; every run makes new keys.
   def run_script(script, command, input = "")
+    cache = ENV["FAST_RANDOM_MRI_CACHE"].to_s
+    return run_mri(script, command, input) if cache.empty? || !input.empty?
+
+    path = File.join(cache, "#{File.basename(script, ".rb")}-#{command}.json")
+    return JSON.parse(File.read(path)) if File.file?(path)
+
+    run_mri(script, command, input).tap do |result|
+      require "fileutils"
+      FileUtils.mkdir_p(cache)
+      File.write("#{path}.#{Process.pid}", JSON.generate(result))
+      File.rename("#{path}.#{Process.pid}", path) # whole, whichever job writes last
+    end
+  end
+
+  def run_mri(script, command, input)
     ruby = ENV.fetch("FAST_RANDOM_MRI", "/usr/bin/ruby")
     raise "MRI (#{ruby}) is missing: bin/setup installs Debian's ruby" unless File.executable?(ruby)
 
