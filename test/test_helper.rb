@@ -74,6 +74,7 @@ module TestHelper
   # and OpenSSL::PKey.read takes no PKCS#8 DER. Tests reach the same key or
   # secret another way there, and check that fast_random added none of them.
   def self.older_jruby_openssl?
+    require "openssl"
     !OpenSSL::PKey::EC.method_defined?(:derive)
   end
 

@@ -167,6 +167,7 @@ class RsaWycheproofTest < Minitest::Test
   end
 
   def test_pss_verify
+    skip "jruby-openssl #{JOpenSSL::VERSION} has no verify_pss (fast_random adds none: see pkey_test)" unless RSA.method_defined?(:verify_pss)
     pairs = tests_of("rsa_pss_2048_sha256_mgf1_32_test.json")
     keys = pairs.map(&:first).uniq.to_h { |g| [g, RSA.new(g["publicKeyPem"])] }
     [32, :auto].each do |salt|
