@@ -85,6 +85,12 @@ module TestHelper
     older_jruby_openssl? ? klass.new(klass.new(pem).to_der) : OpenSSL::PKey.read(der)
   end
 
+  # A key of class +klass+ from DER: OpenSSL::PKey.read, or on an older
+  # jruby-openssl (whose PKey.read takes no DER) +klass+.new.
+  def self.read_der(klass, der)
+    older_jruby_openssl? ? klass.new(der) : OpenSSL::PKey.read(der)
+  end
+
   # The ECDH secret of two EC keys: #derive, or #dh_compute_key where the
   # release has no #derive.
   def self.ecdh(key, peer)

@@ -66,7 +66,7 @@ class EcWycheproofTest < Minitest::Test
       tests = self.class.vectors(file)["testGroups"].flat_map { |g| g["tests"].map { |t| [g, t] } }
       keys = {}
       ours, theirs = verdicts(tests, native: !file.include?("secp384r1")) do |group, test|
-        key = keys[group["publicKeyDer"]] ||= OpenSSL::PKey.read(unhex(group["publicKeyDer"]))
+        key = keys[group["publicKeyDer"]] ||= TestHelper.read_der(EC, unhex(group["publicKeyDer"]))
         outcome { key.verify(digest, unhex(test["sig"]), unhex(test["msg"])) }
       end
       assert_same_as_stock(tests, ours, theirs)
@@ -84,7 +84,7 @@ class EcWycheproofTest < Minitest::Test
       tests = self.class.vectors(file)["testGroups"].flat_map { |g| g["tests"].map { |t| [g, t] } }
       keys = {}
       ours, theirs = verdicts(tests, native: !file.include?("secp384r1")) do |group, test|
-        key = keys[group["publicKeyDer"]] ||= OpenSSL::PKey.read(unhex(group["publicKeyDer"]))
+        key = keys[group["publicKeyDer"]] ||= TestHelper.read_der(EC, unhex(group["publicKeyDer"]))
         outcome { key.dsa_verify_asn1(OpenSSL::Digest.digest(digest, unhex(test["msg"])), unhex(test["sig"])) }
       end
       assert_same_as_stock(tests, ours, theirs)
@@ -111,7 +111,7 @@ class EcWycheproofTest < Minitest::Test
         Java::FastrandomJni::NativeTestHooks.verifyTables(after, 0)
         groups.map do |group|
           engine.clearCaches
-          key = OpenSSL::PKey.read(unhex(group["publicKeyDer"]))
+          key = TestHelper.read_der(EC, unhex(group["publicKeyDer"]))
           native_before = FastRandom::EC.stats[:openssl][:verify]
           verdicts = group["tests"].map do |test|
             msg = unhex(test["msg"])
@@ -153,7 +153,7 @@ class EcWycheproofTest < Minitest::Test
         outcome do
           key = EC.new(curve)
           key.private_key = OpenSSL::BN.new(test["private"], 16)
-          key.derive(OpenSSL::PKey.read(unhex(test["public"]))).unpack1("H*")
+          TestHelper.ecdh(key, TestHelper.read_der(EC, unhex(test["public"]))).unpack1("H*")
         end
       end
       assert_same_as_stock(tests, ours, theirs)

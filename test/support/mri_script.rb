@@ -19,12 +19,12 @@ module MriScript
   # passes; every run makes new keys.
   def run_script(script, command, input = "")
     cache = ENV["FAST_RANDOM_MRI_CACHE"].to_s
-    return run_mri(script, command, input) if cache.empty? || !input.empty?
+    return spawn_mri(script, command, input) if cache.empty? || !input.empty?
 
     path = File.join(cache, "#{File.basename(script, ".rb")}-#{command}.json")
     return JSON.parse(File.read(path)) if File.file?(path)
 
-    run_mri(script, command, input).tap do |result|
+    spawn_mri(script, command, input).tap do |result|
       require "fileutils"
       FileUtils.mkdir_p(cache)
       File.write("#{path}.#{Process.pid}", JSON.generate(result))
@@ -32,7 +32,7 @@ module MriScript
     end
   end
 
-  def run_mri(script, command, input)
+  def spawn_mri(script, command, input)
     ruby = ENV.fetch("FAST_RANDOM_MRI", "/usr/bin/ruby")
     raise "MRI (#{ruby}) is missing: bin/setup installs Debian's ruby" unless File.executable?(ruby)
 
