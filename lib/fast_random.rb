@@ -33,7 +33,7 @@ unless RUBY_ENGINE == "jruby"
   require_relative "fast_random/inactive"
   return
 end
-if Gem::Version.new(JRUBY_VERSION) < Gem::Version.new(FastRandom::OLDEST_JRUBY)
+if (JRUBY_VERSION.split(".").map(&:to_i) <=> FastRandom::OLDEST_JRUBY.split(".").map(&:to_i)).negative?
   require_relative "fast_random/inactive"
   warn "fast_random: #{FastRandom::INACTIVE_REASON}"
   return

@@ -61,23 +61,4 @@ class PassesTest < Minitest::Test
     assert_operator ten.map(&:estimate).min, :>=, 100.0, "each job has at least one of the 100 s files"
     assert_equal [TestRunner::UNMEASURED_SECONDS + 5.0], jobs.select { |j| j.pass.name == "9.4-fallback" }.map(&:estimate)
   end
-
-  # A run whose main thread dies mid-test fails, naming the test (before, the
-  # job ended with status 0 and no summary).
-  def test_a_run_cut_short_fails_and_names_the_test
-    Dir.mktmpdir do |dir|
-      file = File.join(dir, "cut_short_test.rb")
-      File.write(file, <<~RUBY)
-        require_relative #{File.join(TestHelper::ROOT, "test/test_helper").inspect}
-        class CutShortTest < Minitest::Test
-          def test_dies
-            Thread.current.kill
-          end
-        end
-      RUBY
-      _, err, status = TestHelper.jruby("load #{file.inspect}")
-      assert_equal 1, status.exitstatus, err
-      assert_includes err, "The test run was cut short during CutShortTest#test_dies"
-    end
-  end
 end

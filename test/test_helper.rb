@@ -69,13 +69,13 @@ module TestHelper
   end
 
   # Whether the loaded jruby-openssl is one of the older releases that
-  # fast_random supports (0.15.0 to 0.15.4, in JRuby 9.4.8 to 9.4.14 and
-  # 10.0.x): no PKey#derive, private_to_der, RSA#sign_pss or EC#sign_raw,
+  # fast_random supports (0.15.0 to 0.15.5, in JRuby 9.4.8 to 9.4.14 and
+  # 10.0.0 to 10.0.4): no PKey#derive, private_to_der, RSA#sign_pss or EC#sign_raw,
   # and OpenSSL::PKey.read takes no PKCS#8 DER. Tests reach the same key or
   # secret another way there, and check that fast_random added none of them.
   def self.older_jruby_openssl?
     require "openssl"
-    !OpenSSL::PKey::EC.method_defined?(:derive)
+    Gem::Version.new(JOpenSSL::VERSION) < Gem::Version.new("0.15.6") # the release, not the methods fast_random may change
   end
 
   # The private key of +der+ (PKCS#8, as MRI writes it) by OpenSSL::PKey.read;
@@ -89,6 +89,15 @@ module TestHelper
   # jruby-openssl (whose PKey.read takes no DER) +klass+.new.
   def self.read_der(klass, der)
     older_jruby_openssl? ? klass.new(der) : OpenSSL::PKey.read(der)
+  end
+
+  # The public key's PEM (SubjectPublicKeyInfo): #public_to_pem, or where
+  # the release has none (0.15.0) from the Java key jruby-openssl holds.
+  def self.public_pem(key)
+    return key.public_to_pem if key.respond_to?(:public_to_pem)
+
+    der = String.from_java_bytes(key.to_java.getEncoded) # jruby-openssl's Java public key
+    "-----BEGIN PUBLIC KEY-----\n#{[der].pack("m0").scan(/.{1,64}/).join("\n")}\n-----END PUBLIC KEY-----\n"
   end
 
   # The ECDH secret of two EC keys: #derive, or #dh_compute_key where the
@@ -116,8 +125,15 @@ module TestHelper
   # the start-up time; they prove behaviour, not speed). A +long+ child
   # (dozens of runtimes, hundreds of MB through a cipher) keeps C2, which
   # C1 alone would make twice as slow.
-  def self.jruby_command(version = JRUBY_VERSION, long: false)
+  def self.jruby_command(version = child_jruby, long: false)
     [File.join(ROOT, "bin/jruby"), "--jruby", version, long ? "--start-archive" : "--quick-start"]
+  end
+
+  # This JRuby's version when bin/jruby knows it (script/env.sh), else its
+  # family's pinned release (a file run on another JRuby by hand).
+  def self.child_jruby
+    known = File.read(File.join(ROOT, "script/env.sh")).scan(/^FR_JRUBY_(?:VERSIONS|OLDER)="([^"]*)"/).flatten.join(" ").split
+    known.include?(JRUBY_VERSION) ? JRUBY_VERSION : JRUBY_VERSION[/\A\d+\.\d+/]
   end
 
   # Runs Ruby code in a fresh JRuby process (same version as this one) and

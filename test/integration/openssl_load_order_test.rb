@@ -142,7 +142,7 @@ class OpenSSLLoadOrderTest < Minitest::Test
        Instrument::CALLS]
   RUBY
 
-  # The same on jruby-openssl 0.15.0-0.15.4, which has no PSS or raw
+  # The same on jruby-openssl 0.15.0-0.15.5, which has no PSS or raw
   # methods (and fast_random replaces no RSA method there): methods it has.
   PATCHES_OLDER = <<~RUBY
     require "fast_random" if ENV["AT"] == "first"

@@ -31,7 +31,7 @@ class JcaTlsTest < Minitest::Test
     cert.serial = rand(1 << 64)
     cert.subject = X509::Name.parse("/CN=#{name}")
     cert.issuer = issuer ? issuer.subject : cert.subject
-    cert.public_key = key.class.new(key.public_to_pem) # PKey.read of DER: not on jruby-openssl 0.15.0-0.15.4
+    cert.public_key = key.class.new(TestHelper.public_pem(key)) # older jruby-openssl: PKey.read takes no DER, 0.15.0 has no public_to_pem
     cert.not_before = Time.now - 60
     cert.not_after = Time.now + 3600
     extensions = X509::ExtensionFactory.new(issuer || cert, cert)
@@ -195,9 +195,9 @@ class JcaTlsTest < Minitest::Test
   def test_a_jsse_client_with_a_client_certificate
     factory = java.security.cert.CertificateFactory.getInstance("X.509")
     read_cert = ->(name) { factory.generateCertificate(java.io.ByteArrayInputStream.new(File.binread(path("#{name}.pem")).to_java_bytes)) }
-    client_key = java.security.KeyFactory.getInstance("RSA").generatePrivate(
-      java.security.spec.PKCS8EncodedKeySpec.new(self.class.pki.fetch("client").private_to_der.to_java_bytes)
-    )
+    rsa = self.class.pki.fetch("client") # from its values: older jruby-openssl has no private_to_der
+    crt = [rsa.n, rsa.e, rsa.d, rsa.p, rsa.q, rsa.dmp1, rsa.dmq1, rsa.iqmp].map { |bn| bn.to_i.to_java(java.math.BigInteger) }
+    client_key = java.security.KeyFactory.getInstance("RSA").generatePrivate(java.security.spec.RSAPrivateCrtKeySpec.new(*crt))
     password = "changeit".to_java.toCharArray
     keys = java.security.KeyStore.getInstance("PKCS12")
     keys.load(nil, nil)

@@ -90,7 +90,7 @@ class ConcurrencyTest < Minitest::Test
   # A thread or fiber that asks a few times costs no generator of its own and
   # no OS seed: 10,000 fibers that each ask once draw from the shared generators.
   def test_ten_thousand_fibers_that_ask_once_share_generators_and_take_no_os_seed
-    SecureRandom.uuid # the primary and this thread's shared generator exist
+    SecureRandom.uuid # the primary and the shared generators exist
     before = FastRandom.stats
     uuids = TestHelper.fiber_thread { |fibers| Array.new(10_000) { (fibers << Fiber.new { SecureRandom.uuid }).last.resume } }
     after = FastRandom.stats

@@ -19,7 +19,12 @@
 module Passes
   ROOT = File.expand_path("../..", __dir__)
 
-  Pass = Struct.new(:name, :jruby, :env, :proves, keyword_init: true)
+  Pass = Struct.new(:name, :jruby, :env, :proves, keyword_init: true) do
+    # The full JRuby version ("10.0" is 10.0.0.0, as script/env.sh maps it).
+    def jruby_version
+      { "10.1" => "10.1.0.0", "10.0" => "10.0.0.0", "9.4" => "9.4.15.0" }.fetch(jruby, jruby)
+    end
+  end
 
   TEST_LIBRARY = File.join(ROOT, "tmp/native/test/libfast_random.so")
   STANDIN_LIBRARY = File.join(ROOT, "tmp/native/standin/libfast_random.so")
@@ -72,12 +77,14 @@ module Passes
     dir = ENV["FAST_RANDOM_JRUBY_OPENSSL"].to_s
     return "FAST_RANDOM_JRUBY_OPENSSL is not set (the lib/ of a jruby-openssl built from its tag)" if dir.empty?
 
-    "FAST_RANDOM_JRUBY_OPENSSL=#{dir} has no openssl.rb and jopenssl.jar" unless File.file?(File.join(dir, "jopenssl.jar"))
+    return if File.file?(File.join(dir, "jopenssl.jar")) && File.file?(File.join(dir, "openssl.rb"))
+
+    "FAST_RANDOM_JRUBY_OPENSSL=#{dir} has no openssl.rb and jopenssl.jar"
   end
 
   # bin/test --all-jrubies: the whole suite on every other supported release
   # (script/env.sh's FR_JRUBY_OLDER), each as the main pass of its family
-  # (10.1's files on 10.0.x, 9.4's on older 9.4s), named by its version.
+  # (10.1's files on 10.0 releases, 9.4's on older 9.4s), named by its version.
   def self.older_releases
     line = File.read(File.join(ROOT, "script/env.sh"))[/^FR_JRUBY_OLDER="([^"]*)"/, 1].to_s
     line.split.map do |version|

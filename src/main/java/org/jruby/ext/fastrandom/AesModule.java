@@ -58,7 +58,9 @@ public final class AesModule {
     /** Puts the AES ciphers into jruby-openssl (openssl must be loaded); the openssl hook calls it. */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
+        OpenSSLHook.refuseUnsupportedRelease(context);
         ProviderHook.install(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.AES);
+        OpenSSLHook.installSucceeded(self);
         return context.tru;
     }
 

@@ -60,7 +60,7 @@ public final class EcMethods {
 
     /**
      * Puts these methods on {@code ecClass} in place of jruby-openssl's, each
-     * where the loaded release has it (0.15.0 to 0.15.4 have no sign_raw,
+     * where the loaded release has it (0.15.0 to 0.15.5 have no sign_raw,
      * verify_raw or derive: fast_random adds none of them); once; openssl must
      * be loaded. Returns the names replaced.
      */

@@ -126,6 +126,7 @@ public final class EcModule {
      */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
+        OpenSSLHook.refuseUnsupportedRelease(context);
         ClassLoader loader = context.runtime.getJRubyClassLoader();
         ProviderHook.install(loader, ProviderHook.Capability.EC);
         try {
@@ -134,6 +135,7 @@ public final class EcModule {
             ProviderHook.uninstall(loader, ProviderHook.Capability.EC); // whole or not at all
             throw e;
         }
+        OpenSSLHook.installSucceeded(self);
         return context.tru;
     }
 

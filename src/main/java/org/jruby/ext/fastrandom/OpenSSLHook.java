@@ -87,8 +87,7 @@ public final class OpenSSLHook {
         RubyModule module = (RubyModule) fastRandom.getConstant(capability);
         String why;
         try {
-            module.callMethod(context, "install");
-            module.removeInternalVariable(INSTALL_PROBLEM);
+            module.callMethod(context, "install"); // clears an earlier problem (installSucceeded)
             return;
         } catch (RaiseException e) {
             why = e.getException().getMetaClass().getName() + ": " + e.getException().message(context).asJavaString();
@@ -98,6 +97,22 @@ public final class OpenSSLHook {
         module.setInternalVariable(INSTALL_PROBLEM, "installing fast_random's " + capability + " into jruby-openssl failed: " + why);
         Diagnostics.warn(capability + " stays on jruby-openssl's Java code (installing fast_random's " + capability
                 + " failed: " + why + ")");
+    }
+
+    /**
+     * For RSA, EC and AES's {@code install}, before anything is put in: an
+     * EngineUnavailableError when the loaded jruby-openssl is not one
+     * fast_random supports, so that a call by hand cannot hook into a
+     * release the openssl hook left alone.
+     */
+    static void refuseUnsupportedRelease(ThreadContext context) {
+        String unsupported = unsupportedRelease(context.runtime);
+        if (unsupported != null) throw Errors.engineUnavailable(context, unsupported);
+    }
+
+    /** For RSA, EC and AES's {@code install}, once it is whole: no install problem any more. */
+    static void installSucceeded(IRubyObject capability) {
+        ((RubyModule) capability).removeInternalVariable(INSTALL_PROBLEM);
     }
 
     /** The jruby-openssl releases fast_random supports (README, "Supported versions"), oldest and newest. */

@@ -171,6 +171,7 @@ public final class RsaModule {
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
         Ruby runtime = context.runtime;
+        OpenSSLHook.refuseUnsupportedRelease(context);
         ProviderHook.install(runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
         try {
             RsaPssMethods.install(runtime.getClassFromPath("OpenSSL::PKey::RSA"));
@@ -178,6 +179,7 @@ public final class RsaModule {
             ProviderHook.uninstall(runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
             throw e;
         }
+        OpenSSLHook.installSucceeded(self);
         return context.tru;
     }
 

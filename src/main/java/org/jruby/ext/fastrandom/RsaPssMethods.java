@@ -69,7 +69,7 @@ public final class RsaPssMethods {
     /**
      * Puts these methods on {@code rsaClass} (OpenSSL::PKey::RSA) in place of
      * jruby-openssl's, each where the loaded release defines it on the class
-     * (0.15.7 and later; before, RSA has none of them and PKey#sign takes no
+     * (0.15.6 and later; before, RSA has none of them and PKey#sign takes no
      * options, which fast_random then does not add). Done once; openssl must
      * be loaded. Returns the names replaced.
      */

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 
-import org.jruby.Ruby;
 import org.jruby.RubyModule;
 import org.jruby.internal.runtime.methods.DynamicMethod;
 import org.jruby.internal.runtime.methods.JavaMethod;
@@ -21,7 +20,7 @@ import org.jruby.runtime.builtin.IRubyObject;
  * take to, as an alias chain keeps the method it replaces.
  *
  * <p>Each jruby-openssl release has its own set of these methods (0.15.0 to
- * 0.15.4 have no {@code RSA#sign_pss} or {@code EC#sign_raw}; 0.16.1 moved
+ * 0.15.5 have no {@code RSA#sign_pss} or {@code EC#sign_raw}; 0.16.1 moved
  * {@code derive} from EC to {@code OpenSSL::PKey::PKey}). A method is
  * replaced only where the loaded release has it, read from the class itself
  * (the feature, not the version number): nothing is added that the release
@@ -45,43 +44,53 @@ final class StockMethods {
      * Replaces, on {@code target} (past modules prepended to it), each of
      * {@code names} that the class defines itself, or inherits when in
      * {@code inheritable}, with the {@code @JRubyMethod} of that name in
-     * {@code replacements}; once per class. Returns the names replaced. A
-     * method already redefined in Ruby (a polyfill loaded before us) stays
-     * as it is, for every call.
+     * {@code replacements}; once per class, whole or not at all. Returns the
+     * names replaced. A method already redefined in Ruby (a polyfill loaded
+     * before us) stays as it is, for every call.
      */
     static Set<String> install(RubyModule target, Class<?> replacements, String[] names, Set<String> inheritable) {
         Predicate<String> failing = faults;
         if (failing != null && failing.test(target.getName())) {
             throw new IllegalStateException("injected failure replacing methods of " + target.getName());
         }
-        Ruby runtime = target.getRuntime();
-        RubyModule location = target.getMethodLocation();
         synchronized (target) {
             StockMethods installed = of(target);
             if (installed != null) return installed.methods.keySet();
+            RubyModule location = target.getMethodLocation(); // past modules prepended to the class
             Map<String, DynamicMethod> stock = new LinkedHashMap<>();
             for (String name : names) {
                 DynamicMethod method = location.getMethods().get(name);
-                if (method == null && inheritable.contains(name)) {
-                    DynamicMethod found = target.searchMethod(name);
+                RubyModule superClass = location.getSuperClass(); // an inherited one, from below any prepended module
+                if (method == null && inheritable.contains(name) && superClass != null) {
+                    DynamicMethod found = superClass.searchMethod(name);
                     method = found == null || found.isUndefined() ? null : found;
                 }
                 if (method != null) stock.put(name, method);
             }
-            RubyModule scratch = RubyModule.newModule(runtime); // every replacement, to take the ones needed from
+            RubyModule scratch = RubyModule.newModule(target.getRuntime()); // every replacement, to take the ones needed from
             scratch.defineAnnotatedMethods(replacements);
-            for (String name : names) {
-                DynamicMethod replacement = scratch.getMethods().get(name);
-                if (replacement == null) throw new IllegalStateException(replacements.getSimpleName() + " has no " + name);
-            }
-            target.getInternalVariables().setInternalVariable(KEPT, new StockMethods(stock));
+            Map<String, DynamicMethod> replaced = new LinkedHashMap<>();
             for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
-                if (!(entry.getValue() instanceof JavaMethod)) continue; // redefined in Ruby: left in place
                 DynamicMethod replacement = scratch.getMethods().get(entry.getKey());
-                replacement.setImplementationClass(location);
-                location.addMethod(entry.getKey(), replacement);
+                if (replacement == null) throw new IllegalStateException(replacements.getSimpleName() + " has no " + entry.getKey());
+                if (entry.getValue() instanceof JavaMethod) replaced.put(entry.getKey(), replacement); // else redefined in Ruby: left in place
             }
-            return Collections.unmodifiableSet(stock.keySet());
+            // Recorded first: a replacement is called as soon as it is added, and calls the method it replaced.
+            target.getInternalVariables().setInternalVariable(KEPT, new StockMethods(stock));
+            try {
+                for (Map.Entry<String, DynamicMethod> entry : replaced.entrySet()) {
+                    entry.getValue().setImplementationClass(target);
+                    location.addMethod(entry.getKey(), entry.getValue());
+                }
+            } catch (RuntimeException e) { // a frozen class, say: jruby-openssl's own methods go back
+                for (String name : replaced.keySet()) {
+                    if (location.getMethods().get(name) == replaced.get(name)) location.getMethodsForWrite().put(name, stock.get(name));
+                }
+                location.invalidateCacheDescendants();
+                target.getInternalVariables().removeInternalVariable(KEPT);
+                throw e;
+            }
+            return Collections.unmodifiableSet(replaced.keySet());
         }
     }
 
