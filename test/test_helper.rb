@@ -100,6 +100,16 @@ module TestHelper
     "-----BEGIN PUBLIC KEY-----\n#{[der].pack("m0").scan(/.{1,64}/).join("\n")}\n-----END PUBLIC KEY-----\n"
   end
 
+  # A private key's PEM that OpenSSL reads: #to_pem, or on an older
+  # jruby-openssl (whose EC PEM OpenSSL 3 cannot read) PKCS#8 from its Java key.
+  def self.private_pem(key)
+    return key.to_pem unless older_jruby_openssl?
+
+    require "jruby"
+    der = String.from_java_bytes(JRuby.reference(key).getPrivateKey.getEncoded)
+    "-----BEGIN PRIVATE KEY-----\n#{[der].pack("m0").scan(/.{1,64}/).join("\n")}\n-----END PRIVATE KEY-----\n"
+  end
+
   # The ECDH secret of two EC keys: #derive, or #dh_compute_key where the
   # release has no #derive.
   def self.ecdh(key, peer)

@@ -45,7 +45,7 @@ class JcaTlsTest < Minitest::Test
     end
     cert.sign(issuer_key, OpenSSL::Digest.new("SHA256"))
     File.write(File.join(dir, "#{name}.pem"), cert.to_pem)
-    File.write(File.join(dir, "#{name}.key"), key.to_pem)
+    File.write(File.join(dir, "#{name}.key"), TestHelper.private_pem(key))
     cert
   end
 
