@@ -152,4 +152,17 @@ class OpenSSLHookTest < Minitest::Test
     assert_match(/\Afast_random: RSA stays on jruby-openssl's Java code \(installing fast_random's RSA failed: /, warnings[0])
     assert_match(/\Afast_random: EC stays on jruby-openssl's Java code \(installing fast_random's EC failed: /, warnings[1])
   end
+
+  # The jruby-openssl pass runs on the jruby-openssl it names, not JRuby's own.
+  def test_the_jruby_openssl_a_pass_names_is_the_one_loaded
+    dir = ENV["FAST_RANDOM_JRUBY_OPENSSL"].to_s
+    require "openssl"
+    expected = dir.empty? ? nil : File.join(File.realpath(dir), "openssl.rb")
+    loaded = $LOADED_FEATURES.find { |f| f.end_with?("/openssl.rb") && !f.include?("/openssl/") }
+    if expected
+      assert_equal expected, File.realpath(loaded)
+    else
+      assert loaded.to_s.start_with?("uri:classloader:"), "JRuby's bundled jruby-openssl, not #{loaded}"
+    end
+  end
 end

@@ -38,7 +38,7 @@ module Passes
   # What a pass leaves out, it unsets, so that none of the caller's own
   # settings turns a main pass into something else.
   UNSET = { "FAST_RANDOM_HIDE_CPU_RANDOM" => nil, "FAST_RANDOM_HIDE_IFMA" => nil, "FAST_RANDOM_HIDE_LIBCRYPTO" => nil,
-            "FAST_RANDOM_SOAK" => nil }.freeze
+            "FAST_RANDOM_SOAK" => nil, "FAST_RANDOM_JRUBY_OPENSSL" => nil }.freeze
   ALL = [
     Pass.new(name: "10.1", jruby: "10.1",
              env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => STANDIN_LIBRARY),
@@ -60,7 +60,8 @@ module Passes
     # scripted here: this pass runs where FAST_RANDOM_JRUBY_OPENSSL names
     # the lib/ of one built by hand (docs/testing.md), ahead of JRuby's own.
     Pass.new(name: "jruby-openssl", jruby: "10.1",
-             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY, "RUBYLIB" => ENV["FAST_RANDOM_JRUBY_OPENSSL"]),
+             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY, # bin/jruby's, so MRI's children get no jruby-openssl
+                              "FAST_RANDOM_JRUBY_OPENSSL" => ENV["FAST_RANDOM_JRUBY_OPENSSL"]),
              proves: "the hooks on the jruby-openssl in FAST_RANDOM_JRUBY_OPENSSL (0.16.1: derive moved to OpenSSL::PKey::PKey)")
   ].freeze
 
