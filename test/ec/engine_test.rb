@@ -175,7 +175,7 @@ class EcEngineTest < Minitest::Test
   # Bad input gets stock's exception, class and message.
   def test_bad_input_gets_stock_s_errors
     key = EC.generate("prime256v1")
-    public_only = EC.new(key.public_to_pem)
+    public_only = EC.new(TestHelper.public_pem(key)) # 0.15.0 has no public_to_pem
     other = EC.generate("secp384r1")
     calls = {
       "dsa_verify_asn1 garbage" => -> { key.dsa_verify_asn1("x" * 32, "garbage") },
