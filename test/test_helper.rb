@@ -96,8 +96,7 @@ module TestHelper
   def self.public_pem(key)
     return key.public_to_pem if key.respond_to?(:public_to_pem)
 
-    der = String.from_java_bytes(key.to_java.getEncoded) # jruby-openssl's Java public key
-    "-----BEGIN PUBLIC KEY-----\n#{[der].pack("m0").scan(/.{1,64}/).join("\n")}\n-----END PUBLIC KEY-----\n"
+    pem("PUBLIC KEY", String.from_java_bytes(key.to_java.getEncoded)) # jruby-openssl's Java public key
   end
 
   # A private key's PEM that OpenSSL reads: #to_pem, or on an older
@@ -106,8 +105,12 @@ module TestHelper
     return key.to_pem unless older_jruby_openssl?
 
     require "jruby"
-    der = String.from_java_bytes(JRuby.reference(key).getPrivateKey.getEncoded)
-    "-----BEGIN PRIVATE KEY-----\n#{[der].pack("m0").scan(/.{1,64}/).join("\n")}\n-----END PRIVATE KEY-----\n"
+    pem("PRIVATE KEY", String.from_java_bytes(JRuby.reference(key).getPrivateKey.getEncoded))
+  end
+
+  # DER as a PEM block labelled +label+ (64 columns, as OpenSSL writes it).
+  def self.pem(label, der)
+    "-----BEGIN #{label}-----\n#{[der].pack("m0").scan(/.{1,64}/).join("\n")}\n-----END #{label}-----\n"
   end
 
   # The ECDH secret of two EC keys: #derive, or #dh_compute_key where the
