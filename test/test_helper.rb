@@ -85,10 +85,13 @@ module TestHelper
     older_jruby_openssl? ? klass.new(klass.new(pem).to_der) : OpenSSL::PKey.read(der)
   end
 
-  # A key of class +klass+ from DER: OpenSSL::PKey.read, or on an older
-  # jruby-openssl (whose PKey.read takes no DER) +klass+.new.
+  # A public key of class +klass+ from its DER (SubjectPublicKeyInfo):
+  # OpenSSL::PKey.read, or on an older jruby-openssl, whose PKey.read takes no
+  # DER, +klass+.new of its PEM. Not of the DER itself: 0.15.0's EC.new first
+  # asks BouncyCastle whether the bytes name a curve, which raises a Java
+  # StringIndexOutOfBoundsException when the DER ends in a space (0x20).
   def self.read_der(klass, der)
-    older_jruby_openssl? ? klass.new(der) : OpenSSL::PKey.read(der)
+    older_jruby_openssl? ? klass.new(pem("PUBLIC KEY", der)) : OpenSSL::PKey.read(der)
   end
 
   # The public key's PEM (SubjectPublicKeyInfo): #public_to_pem, or where

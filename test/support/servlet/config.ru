@@ -20,11 +20,13 @@ require "securerandom"
 
 MESSAGE = "fast_random in a servlet container"
 # Keys made once at boot (each runtime of the pool boots this file): the
-# RSA key from the PEM the test wrote beside this file, the EC key new.
+# RSA key from the PEM the test wrote beside this file, the EC key new. The
+# public halves are made in ways every supported jruby-openssl has (0.15.0
+# has no public_to_pem or public_to_der).
 RSA_KEY = OpenSSL::PKey::RSA.new(File.read(File.join(__dir__, "rsa_key.pem")))
-RSA_PUBLIC = OpenSSL::PKey::RSA.new(RSA_KEY.public_to_pem)
+RSA_PUBLIC = RSA_KEY.public_key
 EC_KEY = OpenSSL::PKey::EC.generate("prime256v1")
-EC_PUBLIC = OpenSSL::PKey::EC.new(EC_KEY.public_to_der)
+EC_PUBLIC = OpenSSL::PKey::EC.new(EC_KEY.group).tap { |key| key.public_key = EC_KEY.public_key }
 EC_SIGNATURE = EC_KEY.sign("SHA256", MESSAGE)
 AES_KEY = OpenSSL::Random.random_bytes(32)
 
