@@ -78,6 +78,19 @@ module TestHelper
     Gem::Version.new(JOpenSSL::VERSION) < Gem::Version.new("0.15.6") # the release, not the methods fast_random may change
   end
 
+  # Whether JRuby +version+ itself keeps every runtime it ever made for the
+  # JVM's life through its Java integration's per-class data
+  # (jruby.ji.class.values, STABLE by default), so that a test of
+  # fast_random's teardown runs it with jruby.ji.class.values=HARD_MAP (one
+  # map per runtime). 9.4 keeps that data in ClassValues whose values hold
+  # the ClassValue itself; so does 10.0.1.0 to 10.0.4.0's StableClassValue,
+  # fixed in 10.0.5.0 (jruby/jruby c9b72f3 and b7c2c53). 10.0.0.0 and 10.1
+  # leave runtimes free.
+  def self.class_values_pin_runtimes?(version = JRUBY_VERSION)
+    v = Gem::Version.new(version)
+    v < Gem::Version.new("10") || (v > Gem::Version.new("10.0.0.0") && v < Gem::Version.new("10.0.5"))
+  end
+
   # The private key of +der+ (PKCS#8, as MRI writes it) by OpenSSL::PKey.read;
   # on an older jruby-openssl, whose PKey.read takes no DER at all, the same
   # key of class +klass+ from +pem+, through its traditional DER.

@@ -95,10 +95,9 @@ class MultiRuntimeTest < Minitest::Test
   # cleared at every collection (JRuby and the JDK cache softly; a
   # collected runtime is one no longer even softly reachable).
   def teardown_loop(count, *options)
-    jruby94 = JRUBY_VERSION.start_with?("9.4")
-    scenario("teardown", count.to_s, *("own_thread" if jruby94), *options,
+    scenario("teardown", count.to_s, *("own_thread" if JRUBY_VERSION.start_with?("9.4")), *options,
              java_options: "-Xms600m -Xmx600m -XX:+AlwaysPreTouch -XX:SoftRefLRUPolicyMSPerMB=0" \
-                           "#{' -Djruby.ji.class.values=HARD_MAP' if jruby94}")
+                           "#{' -Djruby.ji.class.values=HARD_MAP' if TestHelper.class_values_pin_runtimes?}")
   end
 
   # TEARDOWNS runtimes, each doing a request's crypto (uuids, RSA signing, EC
@@ -106,13 +105,14 @@ class MultiRuntimeTest < Minitest::Test
   # JVM-wide provider and making the JDK cache a SecureRandom of it
   # (UUID.randomUUID), each torn down without uninstalling anything.
   # On JRuby 10.1 every runtime runs on the process's main thread, which
-  # outlives them all. JRuby 9.4 itself keeps every runtime reachable in two
-  # ways that have nothing to do with fast_random (test/integration/servlet_deploy_test.rb's
-  # control shows them without fast_random): its default
-  # jruby.ji.class.values=STABLE keeps per-class data in ClassValues that
-  # hold the runtime, and it leaves thread-locals holding a runtime on each
-  # thread that ran its Ruby code. So there each runtime lives on a thread
-  # of its own, with jruby.ji.class.values=HARD_MAP.
+  # outlives them all. Some releases keep every runtime reachable in ways
+  # that have nothing to do with fast_random (test/integration/servlet_deploy_test.rb's
+  # control shows them without fast_random): 9.4 and 10.0.1.0 to 10.0.4.0
+  # keep per-class data in ClassValues that hold the runtime (see
+  # TestHelper.class_values_pin_runtimes?), run here with
+  # jruby.ji.class.values=HARD_MAP; 9.4 also leaves thread-locals holding a
+  # runtime on each thread that ran its Ruby code, so there each runtime
+  # lives on a thread of its own.
   #
   # Every one of their class loaders must be collected, whatever their
   # number. Resident memory after all of them may exceed that after half by

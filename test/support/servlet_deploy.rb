@@ -85,6 +85,9 @@ module ServletDeploy
     jvm << "-Djava.io.tmpdir=#{java_tmp}"
     jvm << "-Dservletdeploy.heapdump=#{heap_dump}" if heap_dump
     jvm << "-Dservletdeploy.stock_workarounds=false" unless stock_workarounds
+    # Stock JRuby's own way of keeping every runtime on some releases (see
+    # TestHelper.class_values_pin_runtimes?): one class-value map per runtime.
+    jvm << "-Djruby.ji.class.values=HARD_MAP" if stock_workarounds && TestHelper.class_values_pin_runtimes?(jruby)
     command = [File.join(java_home, "bin/java"), *jvm, *ENV.fetch("FAST_RANDOM_JAVA_OPTS", "").split,
                "-cp", [classes, *tomcat_jars, *(jruby_jar if jruby_in == :container)].join(File::PATH_SEPARATOR),
                "servletdeploy.Harness",

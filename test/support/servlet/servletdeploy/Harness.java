@@ -92,18 +92,12 @@ public final class Harness {
         //   joni's Matcher's InterruptedException): a runtime booted and
         //   torn down here first initializes them, as a container in which
         //   JRuby ran before would have.
-        // - JRuby 9.4 (9.4.15 on Java 17) keeps its Java integration's
-        //   per-class data in a java.lang.ClassValue by default
-        //   (jruby.ji.class.values=STABLE): the values, which hold the
-        //   runtime, sit in the Java classes' (String's, Object's...) class
-        //   value maps, keyed weakly by the ClassValue that they themselves
-        //   keep alive, so no runtime of any deploy is ever collected. The
-        //   per-runtime map (HARD_MAP) is used instead; JRuby 10.1 on Java
-        //   25 does not leak so, and is left as it is.
+        // - Some releases (JRuby 9.4, 10.0.1.0 to 10.0.4.0) keep their Java
+        //   integration's per-class data (jruby.ji.class.values=STABLE) in
+        //   ClassValues whose values hold the ClassValue itself, so no
+        //   runtime of any deploy is ever collected: servlet_deploy.rb
+        //   passes -Djruby.ji.class.values=HARD_MAP there.
         boolean workarounds = !"false".equals(System.getProperty("servletdeploy.stock_workarounds"));
-        if (workarounds && jrubyVersion().startsWith("9.") && System.getProperty("jruby.ji.class.values") == null) {
-            System.setProperty("jruby.ji.class.values", "HARD_MAP");
-        }
         if (workarounds) {
             new File(System.getProperty("java.io.tmpdir"), "jruby-" + ProcessHandle.current().pid()).mkdirs();
             warmUpJRuby();
@@ -169,16 +163,6 @@ public final class Harness {
         entries = null;
         tomcat.stop();
         tomcat.destroy();
-    }
-
-    /** The version of the JRuby on the class path, or "" when there is none. */
-    static String jrubyVersion() {
-        try {
-            Class<?> constants = Class.forName("org.jruby.runtime.Constants", true, Harness.class.getClassLoader());
-            return String.valueOf(constants.getField("VERSION").get(null));
-        } catch (ReflectiveOperationException | LinkageError e) {
-            return "";
-        }
     }
 
     /** Boots a JRuby runtime, runs a little, tears it down, if JRuby is on the class path. */
