@@ -113,6 +113,44 @@ class OpenSSLLoadOrderTest < Minitest::Test
     assert_equal '[true, [false, true, [:require, "x"]], true]', out
   end
 
+  # Which of jruby-openssl's methods fast_random replaces, seen from outside:
+  # each method object before and after `require "fast_random"`, where one
+  # call site ran jruby-openssl's PBKDF2 before (so JRuby has it cached).
+  REPLACED = <<~RUBY
+    require "jruby"; require "openssl"
+    targets = { "RSA#" => OpenSSL::PKey::RSA, "EC#" => OpenSSL::PKey::EC, "Cipher#" => OpenSSL::Cipher,
+                "KDF." => OpenSSL::KDF.singleton_class, "PKCS5." => OpenSSL::PKCS5.singleton_class }
+    methods = lambda do
+      targets.flat_map { |label, mod| mod.public_instance_methods.map { |name| [label + name.to_s, JRuby.reference(mod).searchMethod(name.to_s)] } }.to_h
+    end
+    derive = -> { OpenSSL::KDF.pbkdf2_hmac("p", salt: "s", iterations: 1, length: 16, hash: "SHA256") }
+    stock_key = derive.()
+    before = methods.()
+    require "fast_random"
+    after = methods.()
+    derivations = Java::FastrandomKdf::Pbkdf2.derivations
+    p [after.keys.reject { |name| before[name].equal?(after[name]) }.sort, derive.() == stock_key,
+       Java::FastrandomKdf::Pbkdf2.derivations - derivations]
+  RUBY
+
+  # What fast_random replaces must not depend on how JRuby binds Java
+  # methods: with -Xinvokedynamic.handles=true jruby-openssl's are method
+  # handles (HandleMethod) rather than generated invokers, and were taken
+  # for Ruby redefinitions, left in place. A call site that already ran
+  # jruby-openssl's method runs fast_random's once it is installed.
+  def test_the_same_methods_are_replaced_however_jruby_binds_them
+    invokers, = run_jruby(REPLACED)
+    handles, = run_jruby(REPLACED, "FAST_RANDOM_JAVA_OPTS" => "-Djruby.invokedynamic.handles=true")
+    assert_equal invokers, handles
+    replaced, same_key, derivations = eval(invokers) # rubocop:disable Security/Eval -- our own child's p output
+    always = %w[Cipher#update EC#dh_compute_key EC#dsa_sign_asn1 EC#dsa_verify_asn1 KDF.pbkdf2_hmac
+                PKCS5.pbkdf2_hmac PKCS5.pbkdf2_hmac_sha1]
+    # RSA's methods only with the PSS ones they go with (RsaModule).
+    since_0_15_6 = %w[EC#derive EC#sign_raw EC#verify_raw RSA#sign RSA#sign_pss RSA#sign_raw RSA#verify RSA#verify_pss RSA#verify_raw]
+    assert_equal (always + (TestHelper.older_jruby_openssl? ? [] : since_0_15_6)).sort, replaced
+    assert_equal [true, 1], [same_key, derivations], "the call site that ran jruby-openssl's PBKDF2 runs fast_random's"
+  end
+
   # What code around OpenSSL::PKey::RSA's methods sees, on stock JRuby and
   # with fast_random loaded at each point: instrumentation prepended before
   # fast_random arrives, a polyfill that aliases and wraps sign_raw, a

@@ -1,12 +1,12 @@
 package org.jruby.ext.fastrandom;
 
+import java.util.Collections;
+
 import org.jruby.Ruby;
 import org.jruby.RubyClass;
 import org.jruby.RubyModule;
 import org.jruby.anno.JRubyMethod;
 import org.jruby.exceptions.RaiseException;
-import org.jruby.internal.runtime.methods.DynamicMethod;
-import org.jruby.internal.runtime.methods.JavaMethod;
 import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
@@ -21,35 +21,24 @@ import fastrandom.cipher.AesCipher;
  * jruby-openssl's method, called as it is.
  */
 public final class CipherMethods {
-    /** Where jruby-openssl's update is kept, on OpenSSL::Cipher. */
-    private static final String STOCK = "fast_random_stock_update";
-
     private CipherMethods() {}
 
     /** Puts {@link #update} on OpenSSL::Cipher in place of jruby-openssl's, once; openssl must be loaded. */
     static void install(Ruby runtime) {
         RubyModule cipher = runtime.getClassFromPath("OpenSSL::Cipher");
-        RubyModule location = cipher.getMethodLocation();
-        synchronized (cipher) {
-            if (cipher.getInternalVariables().getInternalVariable(STOCK) != null) return;
-            DynamicMethod stock = location.getMethods().get("update");
-            if (stock == null) throw new IllegalStateException("jruby-openssl's OpenSSL::Cipher has no update");
-            cipher.getInternalVariables().setInternalVariable(STOCK, stock);
-            Bindings.define(cipher, CipherMethods.class);
-            // A method already redefined (a polyfill loaded before us) stays as it is, for every call.
-            if (!(stock instanceof JavaMethod)) location.addMethod("update", stock);
-        }
+        if (!cipher.isMethodBound("update", false)) throw new IllegalStateException("jruby-openssl's OpenSSL::Cipher has no update");
+        StockMethods.install(cipher, CipherMethods.class, new String[] {"update"}, Collections.emptySet());
     }
 
     /** {@code update(data)} and {@code update(data, buffer)}: jruby-openssl's. */
     @JRubyMethod(name = "update", required = 1, optional = 1)
     public static IRubyObject update(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
         for (RubyClass type = self.getMetaClass().getRealClass(); type != null; type = type.getSuperClass()) {
-            Object stock = type.getInternalVariables().getInternalVariable(STOCK);
+            StockMethods stock = StockMethods.of(type);
             if (stock == null) continue;
             AesCipher.callerStarts();
             try {
-                return ((DynamicMethod) stock).call(context, self, type, "update", args, block);
+                return stock.call(context, self, type, "update", args);
             } catch (RaiseException e) {
                 AesCipher.callerRaised();
                 throw e;

@@ -4,10 +4,8 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 import org.jruby.Ruby;
 import org.jruby.RubyBignum;
@@ -22,9 +20,6 @@ import org.jruby.RubySymbol;
 import org.jruby.anno.JRubyMethod;
 import org.jruby.exceptions.JumpException;
 import org.jruby.exceptions.RaiseException;
-import org.jruby.internal.runtime.methods.DynamicMethod;
-import org.jruby.internal.runtime.methods.JavaMethod;
-import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
@@ -38,7 +33,7 @@ import fastrandom.support.Diagnostics;
  * on {@link Pbkdf2} (the JDK's intrinsified digests), in place of
  * jruby-openssl's (a loop over BouncyCastle's HMAC which, in jruby-openssl
  * 0.15.6, computes {@code dkLen} blocks where one or two are needed). They
- * replace jruby-openssl's methods in place, as {@link RsaPssMethods} do.
+ * replace jruby-openssl's methods in place ({@link StockMethods}).
  *
  * <p>Every call is MRI's {@code KDF.pbkdf2_hmac} (MRI's PKCS5 methods are
  * Ruby on top of it): the arguments are checked and converted here as its
@@ -54,8 +49,6 @@ import fastrandom.support.Diagnostics;
  * {@code pbkdf2_hmac}, with one warning.
  */
 public final class KdfMethods {
-    /** Where the replaced methods are kept, on each module's singleton class. */
-    private static final String STOCK = "fast_random_stock_methods";
     /** KDF.pbkdf2_hmac's keywords, in the order MRI reads and names them. */
     private static final String[] KEYWORDS = {"salt", "iterations", "length", "hash"};
     /** Where NUM2INT takes a Float (below 2**63, at least -2**63), as MRI's rb_num2long tests it. */
@@ -70,31 +63,18 @@ public final class KdfMethods {
     }
 
     private static void replace(RubyModule module, Class<?> methods, String... names) {
-        RubyModule singleton = module.getSingletonClass();
-        RubyModule methodLocation = singleton.getMethodLocation();
-        synchronized (module) {
-            if (singleton.getInternalVariables().getInternalVariable(STOCK) != null) return;
-            Map<String, DynamicMethod> stock = new HashMap<>();
-            for (String name : names) {
-                DynamicMethod method = methodLocation.getMethods().get(name);
-                if (method == null) throw new IllegalStateException("jruby-openssl's " + module.getName() + " has no " + name);
-                stock.put(name, method);
-            }
-            singleton.getInternalVariables().setInternalVariable(STOCK, Collections.unmodifiableMap(stock));
-            Bindings.define(singleton, methods);
-            // A method already redefined (a polyfill loaded before us) stays as it is, for every call.
-            for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
-                if (!(entry.getValue() instanceof JavaMethod)) methodLocation.addMethod(entry.getKey(), entry.getValue());
+        for (String name : names) {
+            if (!module.getSingletonClass().isMethodBound(name, false)) {
+                throw new IllegalStateException("jruby-openssl's " + module.getName() + " has no " + name);
             }
         }
+        StockMethods.install(module.getSingletonClass(), methods, names, Collections.emptySet());
     }
 
     /** Calls jruby-openssl's own {@code name} on {@code module}, the method ours replaced. */
-    @SuppressWarnings("unchecked")
     private static IRubyObject stock(ThreadContext context, IRubyObject module, String name, IRubyObject[] args) {
         RubyModule singleton = module.getSingletonClass();
-        Map<String, DynamicMethod> stock = (Map<String, DynamicMethod>) singleton.getInternalVariables().getInternalVariable(STOCK);
-        return stock.get(name).call(context, module, singleton, name, args, Block.NULL_BLOCK);
+        return StockMethods.of(singleton).call(context, module, singleton, name, args);
     }
 
     /** A call of jruby-openssl's method, with arguments converted and checked here. */

@@ -8,7 +8,6 @@ import java.util.function.Predicate;
 
 import org.jruby.RubyModule;
 import org.jruby.internal.runtime.methods.DynamicMethod;
-import org.jruby.internal.runtime.methods.JavaMethod;
 import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
@@ -16,8 +15,12 @@ import org.jruby.runtime.builtin.IRubyObject;
 /**
  * jruby-openssl's methods that fast_random's replace in place on one class
  * ({@link RsaPssMethods} on {@code OpenSSL::PKey::RSA}, {@link EcMethods} on
- * {@code OpenSSL::PKey::EC}), kept to hand the calls fast_random does not
- * take to, as an alias chain keeps the method it replaces.
+ * {@code OpenSSL::PKey::EC}, {@link CipherMethods} on {@code OpenSSL::Cipher},
+ * {@link KdfMethods} on the singletons of {@code OpenSSL::KDF} and
+ * {@code OpenSSL::PKCS5}), kept to hand the calls fast_random does not take
+ * to, as an alias chain keeps the method it replaces. Replacing flushes the
+ * method caches, so a call site that already ran jruby-openssl's method
+ * runs fast_random's from then on.
  *
  * <p>Each jruby-openssl release has its own set of these methods (0.15.0 to
  * 0.15.5 have no {@code RSA#sign_pss} or {@code EC#sign_raw}; 0.16.1 moved
@@ -73,7 +76,7 @@ final class StockMethods {
             for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
                 DynamicMethod replacement = scratch.getMethods().get(entry.getKey());
                 if (replacement == null) throw new IllegalStateException(replacements.getSimpleName() + " has no " + entry.getKey());
-                if (entry.getValue() instanceof JavaMethod) replaced.put(entry.getKey(), replacement); // else redefined in Ruby: left in place
+                if (isJava(entry.getValue())) replaced.put(entry.getKey(), replacement); // else redefined in Ruby: left in place
             }
             // Recorded first: a replacement is called as soon as it is added, and calls the method it replaced.
             target.getInternalVariables().setInternalVariable(KEPT, new StockMethods(stock));
@@ -92,6 +95,15 @@ final class StockMethods {
             }
             return Collections.unmodifiableSet(replaced.keySet());
         }
+    }
+
+    /**
+     * Whether {@code method} is written in Java, as jruby-openssl's are, rather
+     * than redefined in Ruby: bound through a generated invoker or, with
+     * {@code -Xinvokedynamic.handles=true}, a method handle.
+     */
+    static boolean isJava(DynamicMethod method) {
+        return method.isNative();
     }
 
     /** The methods kept on {@code target}, or null before {@link #install}. */
