@@ -38,13 +38,27 @@ module Bench
       end
     end
 
+    # ECDH: #derive, or #dh_compute_key of the peer's point where the
+    # release has no #derive (jruby-openssl before 0.15.6).
     def derive(key, peer, n)
+      return dh_compute_key(key, peer.public_key, n) unless key.respond_to?(:derive)
+
       i = 0
       while i < n
         key.derive(peer)
         i += 1
       end
     end
+
+    def dh_compute_key(key, point, n)
+      i = 0
+      while i < n
+        key.dh_compute_key(point)
+        i += 1
+      end
+    end
+
+    def secret(key, peer) = key.respond_to?(:derive) ? key.derive(peer) : key.dh_compute_key(peer.public_key)
 
     # [label, key, peer] to time: every curve's PEM keys, and P-256's generated ones.
     def keys
@@ -61,7 +75,7 @@ Bench.ips do |x|
   calls.keys.each do |label, key, peer, curve|
     digest = calls::DIGESTS.fetch(curve)
     signature = key.sign(digest, calls::DATA)
-    raise "ECDH disagrees" unless key.derive(peer) == peer.derive(key)
+    raise "ECDH disagrees" unless calls.secret(key, peer) == calls.secret(peer, key)
 
     x.report("sign #{label}") { |times| Bench.in_chunks(times, 100) { |n| calls.sign(key, digest, n) } }
     x.report("verify #{label}") { |times| Bench.in_chunks(times, 100) { |n| calls.verify(key, digest, signature, n) } }

@@ -23,23 +23,24 @@ require_relative "support/results"
 require_relative "support/rsa_keys"
 require_relative "support/ec_keys"
 require_relative "support/tls_certs"
+require_relative "../script/jruby_versions"
 
 ROOT = File.expand_path("..", __dir__)
 RAW = File.join(ROOT, "tmp/bench/raw")
 RESULTS = File.join(ROOT, "bench/results")
 PARTIAL_RESULTS = File.join(ROOT, "tmp/bench/results")
 JRUBIES = %w[10.1 9.4].freeze
-# Other supported releases, for a side-by-side run (--jruby 10.1,10.0): what
-# bin/jruby's --jruby takes (script/env.sh's fr_jruby_version).
-OTHER_JRUBIES = %w[10.0 10.0.0.0 10.0.2.0 9.4.8 9.4.8.0 9.4.14 9.4.14.0 9.4.15.0 10.1.0.0].freeze
+# Other supported releases can run side by side (--jruby 10.1,10.0): any
+# name bin/jruby's --jruby takes (script/env.sh's fr_jruby_version).
 
 options = { quick: false, jrubies: JRUBIES, only: Bench::Plan::WORKLOADS, report_only: false }
 OptionParser.new do |o|
   o.banner = "usage: bin/bench [--quick] [--jruby #{JRUBIES.join(",")}] [--only #{Bench::Plan::WORKLOADS.join(",")}] [--report-only]"
   o.on("--quick", "short runs for a smoke test (rough numbers)") { options[:quick] = true }
   o.on("--jruby LIST", Array, "JRuby versions to run (default: all)") do |list|
-    unknown = list - JRUBIES - OTHER_JRUBIES
-    abort "unknown JRuby #{unknown.join(", ")} (use #{(JRUBIES + OTHER_JRUBIES).join(", ")})" unless unknown.empty?
+    unknown = list.reject { |name| JRubyVersions.full(name) }
+    abort "unknown JRuby #{unknown.join(", ")} (use 10.1, 10.0, 9.4 or one of: " \
+          "#{(JRubyVersions.pinned + JRubyVersions.older).join(", ")})" unless unknown.empty?
     options[:jrubies] = list
   end
   o.on("--only LIST", Array, "workloads to run (default: all)") do |list|

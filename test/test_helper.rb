@@ -161,8 +161,8 @@ module TestHelper
   # This JRuby's version when bin/jruby knows it (script/env.sh), else its
   # family's pinned release (a file run on another JRuby by hand).
   def self.child_jruby
-    known = File.read(File.join(ROOT, "script/env.sh")).scan(/^FR_JRUBY_(?:VERSIONS|OLDER)="([^"]*)"/).flatten.join(" ").split
-    known.include?(JRUBY_VERSION) ? JRUBY_VERSION : JRUBY_VERSION[/\A\d+\.\d+/]
+    require_relative "../script/jruby_versions"
+    (JRubyVersions.pinned + JRubyVersions.older).include?(JRUBY_VERSION) ? JRUBY_VERSION : JRUBY_VERSION[/\A\d+\.\d+/]
   end
 
   # Runs Ruby code in a fresh JRuby process (same version as this one) and

@@ -16,14 +16,14 @@
 # both JRubies where the JRuby or its jruby-openssl makes a difference.
 # Plain Ruby, loaded by bin/test's runner (on MRI) and by the suite's own
 # check that every file belongs to a pass (test/passes_test.rb).
+require_relative "../../script/jruby_versions"
+
 module Passes
   ROOT = File.expand_path("../..", __dir__)
 
   Pass = Struct.new(:name, :jruby, :env, :proves, keyword_init: true) do
     # The full JRuby version ("10.0" is 10.0.0.0, as script/env.sh maps it).
-    def jruby_version
-      { "10.1" => "10.1.0.0", "10.0" => "10.0.0.0", "9.4" => "9.4.15.0" }.fetch(jruby, jruby)
-    end
+    def jruby_version = JRubyVersions.full(jruby)
   end
 
   TEST_LIBRARY = File.join(ROOT, "tmp/native/test/libfast_random.so")
@@ -87,8 +87,7 @@ module Passes
   # (script/env.sh's FR_JRUBY_OLDER), each as the main pass of its family
   # (10.1's files on 10.0 releases, 9.4's on older 9.4s), named by its version.
   def self.older_releases
-    line = File.read(File.join(ROOT, "script/env.sh"))[/^FR_JRUBY_OLDER="([^"]*)"/, 1].to_s
-    line.split.map do |version|
+    JRubyVersions.older.map do |version|
       family = version.start_with?("10.") ? "10.1" : "9.4"
       Pass.new(name: version, jruby: version, env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY),
                proves: "the #{family} pass's files on JRuby #{version}, with its own jruby-openssl")
