@@ -172,6 +172,22 @@ class EcEngineTest < Minitest::Test
     assert_operator counts[:java], :>=, 4
   end
 
+  # A DER SEQUENCE of fewer than two INTEGERs: jruby-openssl reads it by
+  # index and lets a Java ArrayIndexOutOfBoundsException out. fast_random
+  # gives what stock gives for every other signature it cannot read, on the
+  # native engine's curves and BouncyCastle's alike.
+  def test_a_short_signature_sequence_gives_no_java_exception
+    digest = "x" * 32
+    [EC.generate("prime256v1"), EC.generate("secp384r1")].each do |key|
+      %w[3000 3003020101].each do |hex|
+        signature = [hex].pack("H*")
+        error = assert_raises(OpenSSL::PKey::ECError) { key.dsa_verify_asn1(digest, signature) }
+        assert_match(/\Ainvalid signature: /, error.message)
+        assert_equal false, key.verify_raw("SHA256", signature, digest) if key.respond_to?(:verify_raw)
+      end
+    end
+  end
+
   # Bad input gets stock's exception, class and message.
   def test_bad_input_gets_stock_s_errors
     key = EC.generate("prime256v1")

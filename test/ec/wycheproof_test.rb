@@ -53,8 +53,17 @@ class EcWycheproofTest < Minitest::Test
     [ours, stock { tests.map(&verdict) }]
   end
 
+  # fast_random's outcome is stock's, but where stock lets a Java exception
+  # out: no Java exception reaches Ruby. dsa_verify_asn1 of a DER SEQUENCE of
+  # fewer than two INTEGERs raises ECError, as stock does for every other
+  # signature it cannot read (and MRI for all of them; stock's verify_raw
+  # answers false); ECDH with a peer off the curve raises PKeyError, as MRI.
   def assert_same_as_stock(tests, ours, theirs)
-    differ = tests.each_index.reject { |i| ours[i] == theirs[i] }
+    java = tests.each_index.select { |i| ours[i].to_s.start_with?("Java::") }
+    assert_empty java.map { |i| "tcId #{tests[i][1]["tcId"]}: #{ours[i]}" }, "Java exceptions reached Ruby"
+    differ = tests.each_index.reject do |i|
+      ours[i] == theirs[i] || (theirs[i].to_s.start_with?("Java::") && ["OpenSSL::PKey::ECError", "OpenSSL::PKey::PKeyError", false].include?(ours[i]))
+    end
     assert_empty differ.map { |i| "tcId #{tests[i][1]["tcId"]}: fast_random #{ours[i].inspect}, stock #{theirs[i].inspect}" }
   end
 

@@ -181,31 +181,34 @@ class OpenSSLLoadOrderTest < Minitest::Test
   RUBY
 
   # The same on jruby-openssl 0.15.0-0.15.5, which has no PSS or raw
-  # methods (and fast_random replaces no RSA method there): methods it has.
+  # methods (and where fast_random replaces no RSA method): the EC methods
+  # fast_random replaces there, ECDSA's and ECDH's.
   PATCHES_OLDER = <<~RUBY
     require "fast_random" if ENV["AT"] == "first"
     require "openssl"
     module Instrument
       CALLS = []
-      %i[sign verify private_encrypt].each { |m| define_method(m) { |*a, **kw| CALLS << m; super(*a, **kw) } }
+      %i[dsa_sign_asn1 dsa_verify_asn1].each { |m| define_method(m) { |*a| CALLS << m; super(*a) } }
     end
-    OpenSSL::PKey::RSA.prepend(Instrument)
-    class OpenSSL::PKey::RSA
-      alias_method :unpatched_public_decrypt, :public_decrypt
-      def public_decrypt(*args) = [:polyfill, unpatched_public_decrypt(*args).bytesize]
+    OpenSSL::PKey::EC.prepend(Instrument)
+    class OpenSSL::PKey::EC
+      alias_method :unpatched_dh_compute_key, :dh_compute_key
+      def dh_compute_key(*args) = [:polyfill, unpatched_dh_compute_key(*args).bytesize]
     end
     require "fast_random" if ENV["AT"] == "after_patches"
-    key = OpenSSL::PKey::RSA.new(1024)
-    decrypted = key.public_decrypt(key.private_encrypt("x"))
-    class OpenSSL::PKey::RSA
-      def private_decrypt(*) = :redefined
+    key = OpenSSL::PKey::EC.generate("prime256v1")
+    digest = OpenSSL::Digest.digest("SHA256", "x")
+    verified = key.dsa_verify_asn1(digest, key.dsa_sign_asn1(digest))
+    class OpenSSL::PKey::EC
+      def dsa_verify_asn1(*) = :redefined
     end
-    p [decrypted, key.private_decrypt("x"), key.verify("SHA256", key.sign("SHA256", "x"), "x"), Instrument::CALLS]
+    p [verified, key.dsa_verify_asn1(digest, "x"), key.dh_compute_key(OpenSSL::PKey::EC.generate("prime256v1").public_key),
+       Instrument::CALLS]
   RUBY
 
   def test_redefinitions_polyfills_and_instrumentation_see_what_they_see_on_stock
     patches, expected = if TestHelper.older_jruby_openssl?
-                          [PATCHES_OLDER, "[[:polyfill, 1], :redefined, true, [:private_encrypt, :sign, :verify]]"]
+                          [PATCHES_OLDER, "[true, :redefined, [:polyfill, 32], [:dsa_sign_asn1, :dsa_verify_asn1, :dsa_verify_asn1]]"]
                         else
                           [PATCHES, "[true, :redefined, [:polyfill, 128], true, [:sign_pss, :sign, :verify]]"]
                         end

@@ -17,6 +17,7 @@ import org.bouncycastle.asn1.ASN1Sequence;
 import org.jruby.RubyModule;
 import org.jruby.RubyString;
 import org.jruby.anno.JRubyMethod;
+import org.jruby.exceptions.RaiseException;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 import org.jruby.util.ByteList;
@@ -68,10 +69,30 @@ public final class EcMethods {
         return StockMethods.install(ecClass, EcMethods.class, NAMES, INHERITABLE);
     }
 
-    /** Calls jruby-openssl's own {@code name}, the method ours replaced. */
+    /**
+     * Calls jruby-openssl's own {@code name}, the method ours replaced. A
+     * Java exception it lets out becomes what Ruby code can rescue, of the
+     * class MRI raises: jruby-openssl reads a DER SEQUENCE of fewer than two
+     * INTEGERs by index (ArrayIndexOutOfBoundsException), and hands an ECDH
+     * peer off its curve to BouncyCastle or the JDK, which refuse it with
+     * IllegalArgumentException. So verify_raw answers false, as stock does for
+     * every other signature it cannot read; the other ECDSA methods raise
+     * ECError, as stock does for those; ECDH raises PKeyError, as MRI does.
+     */
     private static IRubyObject stock(ThreadContext context, IRubyObject self, String name, IRubyObject... args) {
         RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
-        return StockMethods.of(ecClass).call(context, self, ecClass, name, args);
+        try {
+            return StockMethods.of(ecClass).call(context, self, ecClass, name, args);
+        } catch (RaiseException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            switch (name) {
+                case "verify_raw": return context.fals;
+                case "dsa_verify_asn1": throw Errors.ecError(context, "invalid signature: " + e);
+                case "derive": case "dh_compute_key": throw Errors.pkeyError(context, "invalid peer key: " + e.getMessage());
+                default: throw Errors.ecError(context, e.toString());
+            }
+        }
     }
 
     /** Stock's ECDSA on BouncyCastle (jruby-openssl's own signer, which counts as java). */

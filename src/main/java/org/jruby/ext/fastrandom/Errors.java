@@ -55,6 +55,12 @@ final class Errors {
         return RaiseException.from(context.runtime, pkeyError, message);
     }
 
+    /** OpenSSL::PKey::ECError, as jruby-openssl raises it for a signature it cannot read. */
+    static RaiseException ecError(ThreadContext context, String message) {
+        RubyClass ecError = (RubyClass) context.runtime.getClassFromPath("OpenSSL::PKey::ECError");
+        return RaiseException.from(context.runtime, ecError, message);
+    }
+
     /**
      * Errno::EDOM as MRI raises it ("Numerical argument out of domain");
      * JRuby's newErrnoEDOMError repeats that text as its detail.
