@@ -17,7 +17,8 @@ import org.bouncycastle.asn1.ASN1Sequence;
 import org.jruby.RubyModule;
 import org.jruby.RubyString;
 import org.jruby.anno.JRubyMethod;
-import org.jruby.exceptions.RaiseException;
+import org.jruby.exceptions.JumpException;
+import org.jruby.exceptions.Unrescuable;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 import org.jruby.util.ByteList;
@@ -83,9 +84,10 @@ public final class EcMethods {
         RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
         try {
             return StockMethods.of(ecClass).call(context, self, ecClass, name, args);
-        } catch (RaiseException e) {
-            throw e;
+        } catch (JumpException e) {
+            throw e; // Ruby exceptions and Ruby control flow (throw, break, Thread#kill)
         } catch (RuntimeException e) {
+            if (e instanceof Unrescuable) throw e;
             switch (name) {
                 case "verify_raw": return context.fals;
                 case "dsa_verify_asn1": throw Errors.ecError(context, "invalid signature: " + e);
