@@ -26,7 +26,7 @@ public final class CipherMethods {
     /** Puts {@link #update} on OpenSSL::Cipher in place of jruby-openssl's, once; openssl must be loaded. */
     static void install(Ruby runtime) {
         RubyModule cipher = runtime.getClassFromPath("OpenSSL::Cipher");
-        if (!cipher.isMethodBound("update", false)) throw new IllegalStateException("jruby-openssl's OpenSSL::Cipher has no update");
+        if (!cipher.getMethodLocation().getMethods().containsKey("update")) throw new IllegalStateException("jruby-openssl's OpenSSL::Cipher has no update");
         StockMethods.install(cipher, CipherMethods.class, new String[] {"update"}, Collections.emptySet());
     }
 

@@ -64,7 +64,7 @@ public final class KdfMethods {
 
     private static void replace(RubyModule module, Class<?> methods, String... names) {
         for (String name : names) {
-            if (!module.getSingletonClass().isMethodBound(name, false)) {
+            if (!module.getSingletonClass().getMethodLocation().getMethods().containsKey(name)) {
                 throw new IllegalStateException("jruby-openssl's " + module.getName() + " has no " + name);
             }
         }
