@@ -19,9 +19,12 @@ FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
 # libgmp10, the system GMP that the :gmp RSA engine prefers to jnagmp's copy;
 # zip and unzip, with which the build moves that copy out of jnagmp's jar;
 # Rails 6.1's actionpack with rack, WEBrick and wrk for bench/request_id.rb
-# and the RequestId tests; valgrind for the constant-time test).
+# and the RequestId tests; valgrind for the constant-time test; the cross
+# compiler for the linux-aarch64 library, and debootstrap, qemu-user-static
+# and binfmt-support for the ARM test bed, fr_make_arm64_root).
 FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest libgmp10 zip unzip
-  ruby-actionpack ruby-rack ruby-webrick wrk valgrind"
+  ruby-actionpack ruby-rack ruby-webrick wrk valgrind
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross debootstrap qemu-user-static binfmt-support"
 
 # Java libraries from Maven Central (group:artifact:version), kept in the
 # local Maven repository like the JRuby jars.
@@ -166,9 +169,11 @@ fr_build_stale() {
   done
   [ -f "$FR_ROOT/lib/fast_random/vendor/gmp/.extracted" ] || return 0
   if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
-    local so="$FR_ROOT/lib/fast_random/linux-x86_64/libfast_random.so"
-    [ -f "$so" ] || return 0
-    [ -z "$(find "$FR_ROOT/ext" -name '*.[ch]' -newer "$so" -print -quit)" ] || return 0
+    local so
+    for so in "$FR_ROOT"/lib/fast_random/linux-{x86_64,aarch64}/libfast_random.so; do
+      [ -f "$so" ] || return 0
+      [ -z "$(find "$FR_ROOT/ext" -name '*.[ch]' -newer "$so" -print -quit)" ] || return 0
+    done
   fi
   return 1
 }
@@ -186,4 +191,47 @@ fr_install_debian_packages() {
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The ARM test bed (test/native/aarch64_test.rb, bin/test --aarch64-jruby):
+# a Debian arm64 root, made by debootstrap, whose programs run on this x86
+# machine through qemu-user and the kernel's binfmt_misc. Kept with the
+# downloads, outside the git tree; bin/setup makes it once (about 7 minutes).
+FR_ARM64_SUITE="bookworm"
+FR_ARM64_PACKAGES="openjdk-17-jre-headless libssl3"
+FR_ARM64_JAVA="/usr/lib/jvm/java-17-openjdk-arm64/bin/java"
+
+fr_arm64_root() {
+  echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/arm64-root-$FR_ARM64_SUITE"
+}
+
+# Lets the kernel run arm64 programs through qemu-user-static: mounts
+# binfmt_misc where it is not mounted, and enables Debian's qemu-aarch64
+# entry (flag F: the interpreter is opened now, so it works in a chroot).
+fr_enable_arm64_binfmt() {
+  local dir=/proc/sys/fs/binfmt_misc
+  [ -f "$dir/register" ] || mount -t binfmt_misc binfmt_misc "$dir" || return 1
+  [ -f "$dir/qemu-aarch64" ] || update-binfmts --enable qemu-aarch64 >/dev/null || return 1
+  grep -q '^enabled' "$dir/qemu-aarch64"
+}
+
+# Makes the arm64 root unless it is complete (its stamp file is written
+# last). Built under a temporary name and moved, so an interrupted run
+# leaves nothing that looks complete.
+fr_make_arm64_root() {
+  local root; root="$(fr_arm64_root)"
+  fr_enable_arm64_binfmt || { echo "setup: binfmt_misc cannot run arm64 programs (needs root)" >&2; return 1; }
+  [ -f "$root/.fast_random-complete" ] && return 0
+  local partial="$root.partial"
+  rm -rf "$partial"
+  mkdir -p "$(dirname "$root")"
+  echo "setup: making an arm64 Debian root in $root (debootstrap, about 7 minutes)" >&2
+  debootstrap --arch=arm64 --variant=minbase --include="${FR_ARM64_PACKAGES// /,}" \
+    "$FR_ARM64_SUITE" "$partial" http://deb.debian.org/debian >"$partial.log" 2>&1 \
+    || { echo "setup: debootstrap failed (log: $partial.log)" >&2; return 1; }
+  [ -x "$partial$FR_ARM64_JAVA" ] || { echo "setup: the arm64 root has no $FR_ARM64_JAVA" >&2; return 1; }
+  rm -rf "$root" "$partial/var/cache/apt/archives/"*.deb
+  mv "$partial.log" "$partial/debootstrap.log"
+  touch "$partial/.fast_random-complete"
+  mv "$partial" "$root"
 }

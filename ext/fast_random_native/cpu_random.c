@@ -1,11 +1,12 @@
 /*
- * fast_random's native helper: RDRAND and RDSEED for the JVM, through JNI.
+ * fast_random's native helper: the CPU's random number instructions for
+ * the JVM, through JNI (RDRAND and RDSEED on x86-64, RNDR and RNDRRS on
+ * aarch64: cpu.h).
  *
  * Bulk fills only (one JNI call per buffer refill, never one per value).
- * Follows Intel's DRNG guidance: up to 10 retries for RDRAND, a bounded
- * retry with pauses for RDSEED. Every 64-bit value also passes a continuous
- * health check: a value equal to the previous one, all zeros or all ones
- * (the signatures of the AMD RDRAND/RDSEED firmware bugs) fails the fill.
+ * Every 64-bit value also passes a continuous health check: a value equal
+ * to the previous one, all zeros or all ones (the signatures of the AMD
+ * RDRAND/RDSEED firmware bugs) fails the fill.
  *
  * Java side: fastrandom.jni.CpuRandom.
  */
@@ -13,83 +14,28 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <immintrin.h>
-#define HAVE_X86 1
-#else
-#define HAVE_X86 0
-#endif
+#include "cpu.h"
+#include "mem.h"
 
 /* Keep in sync with fastrandom.jni.CpuRandom. */
 enum {
-    FEATURE_RDRAND = 1,
-    FEATURE_RDSEED = 2,
     FILL_EXHAUSTED = -1, /* the CPU kept reporting "no value ready" */
     FILL_UNHEALTHY = -2, /* a stuck, all-zeros or all-ones value */
     FILL_BAD_ARGS = -3,
 };
 
-#define RDRAND_RETRIES 10
-#define RDSEED_RETRIES 1000
 #define CHUNK_BYTES 4096
 
-#if HAVE_X86
-
-__attribute__((target("rdrnd")))
-static int rdrand64(uint64_t *out)
-{
-    unsigned long long value;
-    for (int i = 0; i < RDRAND_RETRIES; i++) {
-        if (_rdrand64_step(&value)) {
-            *out = value;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-__attribute__((target("rdseed")))
-static int rdseed64(uint64_t *out)
-{
-    unsigned long long value;
-    for (int i = 0; i < RDSEED_RETRIES; i++) {
-        if (_rdseed64_step(&value)) {
-            *out = value;
-            return 1;
-        }
-        _mm_pause();
-    }
-    return 0;
-}
-
-static jint detect_features(void)
-{
-    unsigned int eax, ebx, ecx, edx;
-    jint features = 0;
-    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return 0;
-    unsigned int max_leaf = eax;
-    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 30))) features |= FEATURE_RDRAND;
-    if (max_leaf >= 7) {
-        __cpuid_count(7, 0, eax, ebx, ecx, edx);
-        if (ebx & (1u << 18)) features |= FEATURE_RDSEED;
-    }
-    return features;
-}
-
-/* CPUID once: it traps to the hypervisor in a VM, so it stays off the fill path. */
-static jint cpu_features(void)
-{
-    static volatile jint cached = -1;
-    if (cached < 0) cached = detect_features();
-    return cached;
-}
-
-/* Fills out[offset, offset + length) from one instruction, 4 KiB at a time. */
-static jint fill(JNIEnv *env, jbyteArray out, jint offset, jint length, int (*next)(uint64_t *))
+/*
+ * Fills out[offset, offset + length) from the instruction of feature, 4 KiB
+ * at a time: the byte count, or FILL_EXHAUSTED where the CPU has no such
+ * instruction or it gave no value.
+ */
+static jint fill(JNIEnv *env, jbyteArray out, jint offset, jint length, int feature)
 {
     if (out == NULL || offset < 0 || length < 0 || (*env)->GetArrayLength(env, out) - offset < length)
         return FILL_BAD_ARGS;
+    if (!(cpu_random_features() & feature)) return FILL_EXHAUSTED;
 
     uint64_t chunk[CHUNK_BYTES / 8];
     uint64_t previous = 0;
@@ -102,7 +48,7 @@ static jint fill(JNIEnv *env, jbyteArray out, jint offset, jint length, int (*ne
         int words = (n + 7) / 8;
         for (int i = 0; i < words; i++) {
             uint64_t value;
-            if (!next(&value)) {
+            if (!cpu_random_next(feature, &value)) {
                 status = FILL_EXHAUSTED;
                 goto out;
             }
@@ -118,53 +64,22 @@ static jint fill(JNIEnv *env, jbyteArray out, jint offset, jint length, int (*ne
         done += n;
     }
 out:
-    memset(chunk, 0, sizeof chunk);
-    previous = 0;
+    wipe(chunk, sizeof chunk);
+    wipe(&previous, sizeof previous);
     return status ? status : done;
 }
-
-#endif /* HAVE_X86 */
 
 JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_features(JNIEnv *env, jclass cls)
 {
     (void) env;
     (void) cls;
-#if HAVE_X86
-    return cpu_features();
-#else
-    return 0;
-#endif
+    return cpu_random_features();
 }
 
-/*
- * Fills out[offset, offset + length) from RDRAND or RDSEED (feature): what
- * fill returns, or FILL_EXHAUSTED where the CPU has no such instruction.
- */
-static jint fill_from(JNIEnv *env, jbyteArray out, jint offset, jint length, jint feature)
-{
-#if HAVE_X86
-    if (!(cpu_features() & feature)) return FILL_EXHAUSTED;
-    return fill(env, out, offset, length, feature == FEATURE_RDRAND ? rdrand64 : rdseed64);
-#else
-    (void) env;
-    (void) out;
-    (void) offset;
-    (void) length;
-    (void) feature;
-    return FILL_EXHAUSTED;
-#endif
-}
-
-JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdrandFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
-                                                                jint length)
+JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_fill(JNIEnv *env, jclass cls, jint feature, jbyteArray out,
+                                                          jint offset, jint length)
 {
     (void) cls;
-    return fill_from(env, out, offset, length, FEATURE_RDRAND);
-}
-
-JNIEXPORT jint JNICALL Java_fastrandom_jni_CpuRandom_rdseedFill(JNIEnv *env, jclass cls, jbyteArray out, jint offset,
-                                                                jint length)
-{
-    (void) cls;
-    return fill_from(env, out, offset, length, FEATURE_RDSEED);
+    if (feature != CPU_RANDOM_FAST && feature != CPU_RANDOM_SEED) return FILL_BAD_ARGS;
+    return fill(env, out, offset, length, feature);
 }

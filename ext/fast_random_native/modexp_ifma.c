@@ -18,14 +18,16 @@
  * documented where it is: the public exponentiation's steps follow the
  * public exponent's bits.
  *
- * Built two ways. The shipped library uses the intrinsics, and runs only
- * where CPUID says AVX512F and AVX512IFMA and the OS saves the ZMM registers
- * (elsewhere OpenSSL does RSA, see rsa_crt.c). The constant-time test's build
+ * Built two ways. The shipped x86-64 library uses the intrinsics, and runs
+ * only where cpu_has_ifma() says AVX512F and AVX512IFMA and the OS saves
+ * the ZMM registers (elsewhere, aarch64 included, OpenSSL does RSA: see
+ * rsa_crt.c). The constant-time test's build
  * (-DFAST_RANDOM_IFMA_STANDIN) replaces each intrinsic with a branch-free C
  * function of the same result, so valgrind, which cannot run AVX-512, runs
  * the same algorithm on any x86_64 CPU.
  */
 #include "modexp_ifma.h"
+#include "cpu.h"
 #include "libcrypto.h" /* OpenSSL, for ifma_modulus_new */
 #include "mem.h"
 
@@ -130,7 +132,7 @@ int ifma_available(void)
 #ifdef FAST_RANDOM_IFMA_STANDIN
     return 1;
 #else
-    return 0; /* not x86_64: OpenSSL does all the work */
+    return cpu_has_ifma(); /* 0: OpenSSL does all the work */
 #endif
 }
 
@@ -139,7 +141,6 @@ static void clear_registers(void)
 }
 
 #else /* the intrinsics */
-#include <cpuid.h>
 #include <immintrin.h>
 
 typedef __m512i vec;
@@ -164,23 +165,9 @@ TARGET_AVX512 V_INLINE vec v_and(vec a, vec b) { return _mm512_and_si512(a, b); 
 TARGET_AVX512 V_INLINE vec v_or(vec a, vec b) { return _mm512_or_si512(a, b); }
 /* clang-format on */
 
-/* XCR0 bits: SSE, AVX and the three AVX-512 state components. */
-#define XCR0_AVX512_STATE 0xe6
-
-static int os_saves_zmm(void)
-{
-    uint32_t eax, edx;
-    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
-    return (eax & XCR0_AVX512_STATE) == XCR0_AVX512_STATE;
-}
-
 int ifma_available(void)
 {
-    unsigned int eax, ebx, ecx, edx;
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return 0;
-    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return 0;
-    if (!(ebx & bit_AVX512F) || !(ebx & bit_AVX512IFMA)) return 0;
-    return os_saves_zmm();
+    return cpu_has_ifma();
 }
 
 /* VZEROALL clears zmm0-15; zmm16-31 one by one. */

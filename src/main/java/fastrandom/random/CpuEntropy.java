@@ -4,7 +4,8 @@ import fastrandom.jni.CpuRandom;
 
 /**
  * The CPU's random number instructions as a seed input: RDSEED (a
- * conditioned entropy source) and RDRAND (a DRBG the CPU reseeds itself).
+ * conditioned entropy source) and RDRAND (a DRBG the CPU reseeds itself),
+ * or on aarch64 their counterparts RNDRRS and RNDR ({@link #name}).
  * Fills throw {@link fastrandom.jni.CpuRandomFailure} when the CPU gives no
  * value; {@link MixedEntropy} decides what to do then. {@link #HARDWARE} is
  * the real CPU, through the JNI library; tests pass other implementations.
@@ -22,6 +23,12 @@ public interface CpuEntropy {
     void rdseed(byte[] out);
 
     void rdrand(byte[] out);
+
+    /** What this CPU calls the seed instruction (RDSEED, RNDRRS) or the other one (RDRAND, RNDR). */
+    default String name(boolean seedInstruction) {
+        String name = CpuRandom.name(seedInstruction);
+        return name != null ? name : seedInstruction ? "RDSEED" : "RDRAND";
+    }
 
     CpuEntropy HARDWARE = new CpuEntropy() {
         @Override

@@ -14,15 +14,17 @@ import fastrandom.support.Diagnostics;
 
 /**
  * Seed material from the OS, mixed with 256 bits from the CPU (RDSEED, else
- * RDRAND) where the CPU has them and they passed their self-test:
+ * RDRAND; RNDRRS, else RNDR on aarch64) where the CPU has them and they
+ * passed their self-test:
  * seed = SHA-384(label || os_entropy || cpu_entropy). The CPU's bytes go
  * through the hash, never XORed raw onto the OS seed, so a CPU that lies
  * (even one that knew the OS bytes) cannot cancel them: the seed is at least
  * as unpredictable as the OS entropy alone.
  *
  * <p>Where the CPU cannot contribute at all (no instruction, failed
- * self-test, missing library, not x86), seeds are the OS bytes alone and one
- * warning is printed for the process. When an instruction that works gives
+ * self-test, missing library), seeds are the OS bytes alone and one
+ * warning is printed for the process; where that is the common case (an
+ * aarch64 CPU without FEAT_RNG, another architecture), only under -W2. When an instruction that works gives
  * no value for a while (RDSEED runs dry under load; Intel documents it), the
  * seed takes RDRAND's bytes instead, or the OS bytes alone if RDRAND fails
  * too, and that instruction is tried again after a back-off (1 s, doubling
@@ -75,7 +77,7 @@ public final class MixedEntropy implements EntropySource {
     @Override
     public String name() {
         if (cpu.unavailableReason() != null) return os.name();
-        return os.name() + (cpu.hasRdseed() ? "+RDSEED" : "+RDRAND");
+        return os.name() + "+" + cpu.name(cpu.hasRdseed());
     }
 
     /** Fills {@code out} from RDSEED (or RDRAND) if it exists and is not backing off; false if it could not. */
@@ -92,7 +94,7 @@ public final class MixedEntropy implements EntropySource {
             retry.failed(now);
             if (warnedOfFailure.compareAndSet(false, true)) {
                 Diagnostics.warn("CPU entropy failed for a seed (" + e.getMessage()
-                        + "); such seeds use RDRAND or the OS alone, and the instruction is tried again later");
+                        + "); such seeds use " + cpu.name(false) + " or the OS alone, and the instruction is tried again later");
             }
             return false;
         }

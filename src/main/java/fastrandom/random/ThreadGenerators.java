@@ -116,8 +116,8 @@ public final class ThreadGenerators {
      * RDRAND must be available: throws {@link IllegalStateException} saying why not.
      */
     public static void setBackend(Backend newBackend) {
-        if (newBackend == Backend.RDRAND && !CpuRandom.rdrand()) {
-            throw new IllegalStateException("RDRAND is not available: " + CpuRandom.unavailableReason(false));
+        if (newBackend == Backend.RDRAND && !CpuRandom.rdrandBackend()) {
+            throw new IllegalStateException("RDRAND is not available: " + CpuRandom.rdrandBackendProblem());
         }
         backend = newBackend;
     }

@@ -93,13 +93,13 @@ public final class FastRandomModule {
     /** Whether the :rdrand backend can run here (the CPU has RDRAND, it passed its self-test, the library loaded). */
     @JRubyMethod(name = "rdrand_available?", meta = true)
     public static IRubyObject rdrand_available_p(ThreadContext context, IRubyObject self) {
-        return context.runtime.newBoolean(CpuRandom.rdrand());
+        return context.runtime.newBoolean(CpuRandom.rdrandBackend());
     }
 
     /** Why RDRAND is not usable here, or nil. */
     @JRubyMethod(name = "rdrand_problem", meta = true)
     public static IRubyObject rdrand_problem(ThreadContext context, IRubyObject self) {
-        String reason = CpuRandom.unavailableReason(false);
+        String reason = CpuRandom.rdrandBackendProblem();
         return reason == null ? context.nil : context.runtime.newString(reason);
     }
 

@@ -1,0 +1,273 @@
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.security.KeyFactory;
+import java.security.KeyPair;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.interfaces.ECPrivateKey;
+import java.security.interfaces.ECPublicKey;
+import java.security.interfaces.RSAPrivateCrtKey;
+import java.security.spec.ECPoint;
+import java.security.spec.ECPublicKeySpec;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+
+import javax.crypto.Cipher;
+import javax.crypto.KeyAgreement;
+
+import fastrandom.ec.EcCurve;
+import fastrandom.ec.EcEngines;
+import fastrandom.ec.EcStats;
+import fastrandom.jca.JvmProvider;
+import fastrandom.jni.CpuRandom;
+import fastrandom.jni.LibCrypto;
+import fastrandom.jni.NativeLibrary;
+import fastrandom.rsa.InconsistentKeyException;
+import fastrandom.rsa.OpenSslRsaEngine;
+import fastrandom.rsa.RsaEngines;
+import fastrandom.rsa.RsaPrivateKey;
+import fastrandom.rsa.RsaStats;
+
+/**
+ * A JNI library build, checked from plain Java (no JRuby), for the ARM
+ * test bed (test/native/aarch64_test.rb): run by the arm64 JVM under qemu
+ * on the aarch64 library, and by this machine's JVM on the x86-64 one, so
+ * that the two transcripts can be compared.
+ *
+ *   java -cp fast_random.jar:DIR NativeCheck LIB_DIR KEY_DIR MODE
+ *
+ * LIB_DIR is the gem's lib/fast_random, KEY_DIR holds PKCS#8 and X.509 DER
+ * files (rsa, p256, p521, and the peers p256_peer, p521_peer) written by
+ * the test. MODE "engines" uses the library through the JVM-wide provider
+ * and the engines, as Java code in a JRuby process would; "cpu" reports
+ * only the CPU's random number instructions; "no-libcrypto" expects
+ * libcrypto to be missing and everything to fall back to the JDK.
+ *
+ * Prints one "name value" line per result. Lines whose name starts with
+ * "same." hold results that do not depend on the machine (deterministic
+ * signatures, decryptions, shared secrets, verdicts): the test requires
+ * them equal on both architectures. Ends with "done".
+ */
+public final class NativeCheck {
+    private static final byte[] MESSAGE = "fast_random on every architecture".getBytes(StandardCharsets.US_ASCII);
+
+    private NativeCheck() {}
+
+    public static void main(String[] args) throws Exception {
+        String libDir = args[0];
+        String keyDir = args[1];
+        String mode = args[2];
+        NativeLibrary.setPath(Paths.get(libDir, NativeLibrary.platformFile()).toAbsolutePath().toString(), false);
+        print("platform_file", NativeLibrary.platformFile());
+        print("native_library", NativeLibrary.load() ? "loaded" : NativeLibrary.failure());
+        cpu();
+        if (mode.equals("engines")) engines(keyDir);
+        else if (mode.equals("no-libcrypto")) noLibCrypto(keyDir);
+        else if (!mode.equals("cpu")) throw new IllegalArgumentException("unknown mode " + mode);
+        print("done", "");
+    }
+
+    /** The random number instructions: present, self-tested, and giving values that pass the health check. */
+    private static void cpu() {
+        for (boolean seed : new boolean[] {false, true}) {
+            String name = CpuRandom.name(seed);
+            boolean present = seed ? CpuRandom.rdseed() : CpuRandom.rdrand();
+            print("cpu." + (seed ? "seed" : "random"), name + " " + (present ? "yes" : "no: " + CpuRandom.unavailableReason(seed)));
+            if (!present) continue;
+            byte[] sample = new byte[1024];
+            if (seed) CpuRandom.rdseed(sample, 0, sample.length);
+            else CpuRandom.rdrand(sample, 0, sample.length);
+            String verdict = CpuRandom.judge(name, sample);
+            print("cpu." + (seed ? "seed" : "random") + "_sample", verdict == null ? "healthy" : verdict);
+        }
+        print("cpu.absent_as_expected", String.valueOf(CpuRandom.absentAsExpected(CpuRandom.unavailableReason(true))));
+        print("cpu.rdrand_backend", CpuRandom.rdrandBackend() ? "yes" : "no: " + CpuRandom.rdrandBackendProblem());
+    }
+
+    private static void engines(String keyDir) throws Exception {
+        print("libcrypto", LibCrypto.load() ? "loaded" : LibCrypto.failure());
+        print("rsa.engine", RsaEngines.ENGINES.selected());
+        print("rsa.public_exponentiation", LibCrypto.publicExponentiation());
+        print("ec.engine", EcEngines.ENGINES.selected());
+        print("jca.installed", String.valueOf(JvmProvider.install(null)));
+
+        KeyPair rsa = keyPair(keyDir, "rsa", "RSA");
+        rsa(rsa);
+        inconsistentKey((RSAPrivateCrtKey) rsa.getPrivate());
+        for (String curve : new String[] {"p256", "p521"}) ec(keyDir, curve);
+
+        print("stats.rsa_openssl", counts(RsaStats.operations(), "openssl"));
+        print("stats.rsa_fallbacks", String.valueOf(RsaStats.fallbacks()));
+        print("stats.ec_openssl", counts(EcStats.operations(), "openssl"));
+        print("stats.ec_fallbacks", String.valueOf(EcStats.fallbacks()));
+        print("jca.uninstalled", String.valueOf(JvmProvider.uninstall()));
+    }
+
+    private static void rsa(KeyPair key) throws Exception {
+        // PKCS#1 v1.5 signatures are deterministic: the same bytes everywhere.
+        Signature signer = Signature.getInstance("SHA256withRSA");
+        signer.initSign(key.getPrivate());
+        signer.update(MESSAGE);
+        byte[] signature = signer.sign();
+        print("rsa.sign_provider", signer.getProvider().getName());
+        print("same.rsa.signature", hex(signature));
+        print("same.rsa.jdk_verifies", String.valueOf(jdkVerify("SHA256withRSA", "SunRsaSign", key.getPublic(), signature)));
+
+        Signature verifier = Signature.getInstance("SHA256withRSA");
+        verifier.initVerify(key.getPublic());
+        verifier.update(MESSAGE);
+        print("same.rsa.verifies", String.valueOf(verifier.verify(signature)));
+        signature[7] ^= 1;
+        verifier.initVerify(key.getPublic());
+        verifier.update(MESSAGE);
+        print("same.rsa.verifies_tampered", String.valueOf(verifier.verify(signature)));
+
+        // Encrypted by the JDK (random padding), decrypted by the library.
+        for (String transformation : new String[] {"RSA/ECB/PKCS1Padding", "RSA/ECB/OAEPWithSHA-1AndMGF1Padding"}) {
+            Cipher jdk = Cipher.getInstance(transformation, "SunJCE");
+            jdk.init(Cipher.ENCRYPT_MODE, key.getPublic());
+            byte[] ciphertext = jdk.doFinal(MESSAGE);
+            Cipher decrypter = Cipher.getInstance(transformation);
+            decrypter.init(Cipher.DECRYPT_MODE, key.getPrivate());
+            byte[] plaintext = decrypter.doFinal(ciphertext);
+            String name = transformation.contains("OAEP") ? "oaep" : "pkcs1";
+            print("rsa.decrypt_provider_" + name, decrypter.getProvider().getName());
+            print("same.rsa.decrypts_" + name, String.valueOf(Arrays.equals(plaintext, MESSAGE)));
+        }
+        // The raw private operation on a fixed input: deterministic.
+        Cipher raw = Cipher.getInstance("RSA/ECB/NoPadding");
+        raw.init(Cipher.DECRYPT_MODE, key.getPrivate());
+        byte[] input = new byte[(((RSAPrivateCrtKey) key.getPrivate()).getModulus().bitLength() + 7) / 8];
+        for (int i = 1; i < input.length; i++) input[i] = (byte) (i * 7);
+        print("same.rsa.raw_private", hex(raw.doFinal(input)));
+    }
+
+    /** A key whose qInv is wrong: the engine refuses it, as stock jruby-openssl does. */
+    private static void inconsistentKey(RSAPrivateCrtKey key) {
+        RsaPrivateKey bad = new RsaPrivateKey(key.getModulus(), key.getPublicExponent(), key.getPrivateExponent(),
+                key.getPrimeP(), key.getPrimeQ(), key.getPrimeExponentP(), key.getPrimeExponentQ(),
+                key.getCrtCoefficient().add(BigInteger.ONE), new Object());
+        OpenSslRsaEngine engine = (OpenSslRsaEngine) RsaEngines.current();
+        try {
+            engine.signPkcs1(bad, LibCrypto.Hash.SHA256, MESSAGE, 0, MESSAGE.length, false);
+            print("same.rsa.inconsistent_key", "accepted");
+        } catch (InconsistentKeyException e) {
+            print("same.rsa.inconsistent_key", "refused: " + e.getMessage());
+        }
+    }
+
+    private static void ec(String keyDir, String curve) throws Exception {
+        KeyPair key = keyPair(keyDir, curve, "EC");
+        String algorithm = curve.equals("p521") ? "SHA512withECDSA" : "SHA256withECDSA";
+        print("ec." + curve + ".served_natively", String.valueOf(EcEngines.current().serves(
+                EcCurve.of(((ECPublicKey) key.getPublic()).getParams()))));
+
+        // ECDSA is randomized: the JDK verifies the library's signature, the library the JDK's.
+        Signature signer = Signature.getInstance(algorithm);
+        signer.initSign(key.getPrivate());
+        signer.update(MESSAGE);
+        byte[] signature = signer.sign();
+        print("ec." + curve + ".sign_provider", signer.getProvider().getName());
+        print("same.ec." + curve + ".jdk_verifies", String.valueOf(jdkVerify(algorithm, "SunEC", key.getPublic(), signature)));
+
+        Signature jdk = Signature.getInstance(algorithm, "SunEC");
+        jdk.initSign(key.getPrivate());
+        jdk.update(MESSAGE);
+        byte[] jdkSignature = jdk.sign();
+        Signature verifier = Signature.getInstance(algorithm);
+        verifier.initVerify(key.getPublic());
+        verifier.update(MESSAGE);
+        print("same.ec." + curve + ".verifies_jdk_signature", String.valueOf(verifier.verify(jdkSignature)));
+        verifier.initVerify(key.getPublic());
+        verifier.update(Arrays.copyOf(MESSAGE, MESSAGE.length - 1));
+        print("same.ec." + curve + ".verifies_other_message", String.valueOf(verifier.verify(jdkSignature)));
+
+        // ECDH with a fixed peer: the same secret as the JDK's, everywhere.
+        PublicKey peer = keyPair(keyDir, curve + "_peer", "EC").getPublic();
+        KeyAgreement agreement = KeyAgreement.getInstance("ECDH");
+        agreement.init(key.getPrivate());
+        agreement.doPhase(peer, true);
+        byte[] secret = agreement.generateSecret();
+        KeyAgreement jdkAgreement = KeyAgreement.getInstance("ECDH", "SunEC");
+        jdkAgreement.init(key.getPrivate());
+        jdkAgreement.doPhase(peer, true);
+        print("ec." + curve + ".derive_provider", agreement.getProvider().getName());
+        print("same.ec." + curve + ".secret", hex(secret));
+        print("same.ec." + curve + ".secret_is_jdks", String.valueOf(Arrays.equals(secret, jdkAgreement.generateSecret())));
+
+        // A public point off the curve: refused with an exception, not a crash.
+        ECPublicKey pub = (ECPublicKey) key.getPublic();
+        ECPoint off = new ECPoint(pub.getW().getAffineX(), pub.getW().getAffineY().add(BigInteger.ONE));
+        try {
+            PublicKey offCurve = KeyFactory.getInstance("EC", "SunEC").generatePublic(new ECPublicKeySpec(off, pub.getParams()));
+            verifier.initVerify(offCurve);
+            verifier.update(MESSAGE);
+            print("same.ec." + curve + ".off_curve_key", "verified " + verifier.verify(jdkSignature));
+        } catch (Exception e) {
+            print("same.ec." + curve + ".off_curve_key", "refused " + e.getClass().getName());
+        }
+        ECPrivateKey unused = (ECPrivateKey) key.getPrivate();
+        if (unused.getS().signum() <= 0) throw new AssertionError("bad key");
+    }
+
+    /** Without libcrypto: the library loads, the engines say why not, and the provider hands every call on. */
+    private static void noLibCrypto(String keyDir) throws Exception {
+        print("libcrypto", LibCrypto.load() ? "loaded" : LibCrypto.failure());
+        print("rsa.engine", RsaEngines.ENGINES.selected());
+        print("rsa.openssl_problem", String.valueOf(RsaEngines.ENGINES.unavailableReason("openssl")));
+        print("ec.engine", EcEngines.ENGINES.selected());
+        print("jca.installed", String.valueOf(JvmProvider.install(null)));
+        KeyPair rsa = keyPair(keyDir, "rsa", "RSA");
+        Signature signer = Signature.getInstance("SHA256withRSA");
+        signer.initSign(rsa.getPrivate());
+        signer.update(MESSAGE);
+        byte[] signature = signer.sign();
+        print("rsa.sign_provider", signer.getProvider().getName());
+        print("same.rsa.signature", hex(signature));
+        KeyPair ec = keyPair(keyDir, "p256", "EC");
+        Signature ecSigner = Signature.getInstance("SHA256withECDSA");
+        ecSigner.initSign(ec.getPrivate());
+        ecSigner.update(MESSAGE);
+        print("same.ec.p256.jdk_verifies", String.valueOf(jdkVerify("SHA256withECDSA", "SunEC", ec.getPublic(), ecSigner.sign())));
+        print("stats.rsa_openssl", counts(RsaStats.operations(), "openssl"));
+        print("stats.ec_openssl", counts(EcStats.operations(), "openssl"));
+    }
+
+    private static boolean jdkVerify(String algorithm, String provider, PublicKey key, byte[] signature) throws Exception {
+        Signature verifier = Signature.getInstance(algorithm, provider);
+        verifier.initVerify(key);
+        verifier.update(MESSAGE);
+        return verifier.verify(signature);
+    }
+
+    private static KeyPair keyPair(String dir, String name, String algorithm) throws Exception {
+        KeyFactory factory = KeyFactory.getInstance(algorithm);
+        PublicKey pub = factory.generatePublic(new X509EncodedKeySpec(Files.readAllBytes(Paths.get(dir, name + ".pub.der"))));
+        PrivateKey priv = factory.generatePrivate(new PKCS8EncodedKeySpec(Files.readAllBytes(Paths.get(dir, name + ".der"))));
+        return new KeyPair(pub, priv);
+    }
+
+    private static String counts(Map<String, long[]> operations, String engine) {
+        long[] counts = operations.get(engine);
+        long total = 0;
+        for (long count : counts) total += count;
+        return String.valueOf(total);
+    }
+
+    private static String hex(byte[] bytes) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : bytes) out.append(String.format(Locale.ROOT, "%02x", b & 0xff));
+        return out.toString();
+    }
+
+    private static void print(String name, String value) {
+        System.out.println(name + " " + value);
+        System.out.flush();
+    }
+}
