@@ -32,7 +32,7 @@ Gem::Specification.new do |spec|
 
   # JRuby 9.4 (Ruby 3.1) and 10.x (Ruby 3.4); MRI 3.1 and later load the no-op.
   spec.required_ruby_version = ">= 3.1"
-  spec.requirements << "JRuby 9.4 (Java 8 or later) or 10 (Java 21 or later); the JNI library is built for linux-x86_64"
+  spec.requirements << "JRuby 9.4 (Java 8 or later) or 10 (Java 21 or later); the JNI library is built for linux-x86_64 and linux-aarch64"
 
   # One gemspec, two gems, as nio4r's: read by JRuby (`rake gem`, or Bundler's
   # path: and git: sources on JRuby) it is the java gem, with what `rake

@@ -4,14 +4,17 @@
 # pass (test/support/passes.rb) in JRuby processes, two at a time on this
 # 2-core machine, then one summary.
 #
-#   bin/test [--pass NAME[,NAME]]... [--all-jrubies] [--jobs N] [--slow] [--list] [PATH...] [MINITEST_ARGS...]
+#   bin/test [--pass NAME[,NAME]]... [--all-jrubies] [--aarch64-jruby] [--jobs N] [--slow] [--list] [PATH...] [MINITEST_ARGS...]
 #
 # PATH is a test file or a directory of them; without one, every file runs
 # in every pass it belongs to. --pass keeps only the passes named (10.1,
 # 9.4, 10.1-fallback, 9.4-fallback, 10.0, jruby-openssl, or main, fallback,
 # all, hooks). --all-jrubies adds a pass on each other supported release
 # (script/env.sh's FR_JRUBY_OLDER) with its family's main-pass files;
-# --pass older runs those alone. --list prints
+# --pass older runs those alone. --aarch64-jruby adds the aarch64 pass,
+# which runs JRuby itself in the arm64 root under qemu (--pass aarch64 runs
+# it alone); a plain bin/test checks the aarch64 library from plain Java
+# only (test/native/aarch64_test.rb). --list prints
 # the plan and runs nothing. --slow adds the slow tier (FAST_RANDOM_SLOW=1:
 # the tests that take minutes, such as AES streams of 2 GiB and more, which
 # skip without it). Everything else goes to minitest (-n /uuid/,
@@ -53,7 +56,7 @@ module TestRunner
     undeclared.each { |d| warn "bin/test: #{d.file}: #{d.problem}" }
 
     files = select_files(options[:paths], declarations)
-    passes = options[:passes] || Passes::NAMES
+    passes = options[:passes] || Passes::DEFAULT
     passes = passes.reject do |name|
       why = Passes.unavailable(Passes.find(name))
       puts "bin/test: the #{name} pass does not run: #{why}" if why
@@ -96,7 +99,7 @@ module TestRunner
   end
 
   def parse(argv)
-    options = { paths: [], passes: nil, older: [], lanes: 2, list: false, slow: false, minitest: [] }
+    options = { paths: [], passes: nil, older: [], aarch64: false, lanes: 2, list: false, slow: false, minitest: [] }
     older = Passes.older_releases.map(&:name)
     args = argv.dup
     until args.empty?
@@ -121,7 +124,9 @@ module TestRunner
         options[:slow] = true
       when "--all-jrubies"
         options[:older] |= older
-        options[:passes] ||= Passes::NAMES
+        options[:passes] ||= Passes::DEFAULT
+      when "--aarch64-jruby"
+        options[:aarch64] = true
       else
         path = File.expand_path(arg, ROOT)
         tests = File.join(ROOT, "test")
@@ -134,6 +139,7 @@ module TestRunner
         end
       end
     end
+    options[:passes] = (options[:passes] || Passes::DEFAULT) | ["aarch64"] if options[:aarch64]
     options[:passes] &&= Passes::NAMES & options[:passes]
     options[:passes] ||= [] unless options[:older].empty? # --pass 9.4.8.0 alone: that release alone
     options

@@ -61,4 +61,14 @@ class PassesTest < Minitest::Test
     assert_operator ten.map(&:estimate).min, :>=, 100.0, "each job has at least one of the 100 s files"
     assert_equal [TestRunner::UNMEASURED_SECONDS + 5.0], jobs.select { |j| j.pass.name == "9.4-fallback" }.map(&:estimate)
   end
+
+  def test_the_aarch64_pass_runs_only_on_request
+    assert_nil TestRunner.parse([])[:passes], "a plain bin/test runs Passes::DEFAULT"
+    assert_equal Passes::NAMES - %w[aarch64], Passes::DEFAULT
+    assert_includes TestRunner.parse(%w[--aarch64-jruby])[:passes], "aarch64"
+    assert_equal Passes::DEFAULT, TestRunner.parse(%w[--aarch64-jruby])[:passes] - %w[aarch64], "and everything else"
+    assert_equal %w[aarch64], TestRunner.parse(%w[--pass aarch64])[:passes]
+    refute_includes TestRunner.parse(%w[--all-jrubies])[:passes], "aarch64"
+    assert_equal %w[test/integration/aarch64_jruby_test.rb], Passes.plan.fetch("aarch64")
+  end
 end

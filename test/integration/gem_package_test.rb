@@ -60,6 +60,7 @@ class GemPackageTest < Minitest::Test
   def test_the_gem_holds_the_jar_the_native_library_and_the_vendored_libraries_with_their_licences
     expected = %W[
       lib/fast_random/fast_random.jar lib/fast_random/#{FastRandom::Generator::NATIVE_LIBRARY}
+      lib/fast_random/linux-x86_64/libfast_random.so lib/fast_random/linux-aarch64/libfast_random.so
       lib/fast_random/vendor/gmp/linux-x86-64/libgmp.so
       lib/fast_random/vendor/LICENSES/jna/AL2.0 lib/fast_random/vendor/LICENSES/jna/LGPL2.1
       lib/fast_random/vendor/LICENSES/jnagmp/Apache-2.0 lib/fast_random/vendor/LICENSES/bouncycastle-rsa/Apache-2.0
@@ -67,6 +68,10 @@ class GemPackageTest < Minitest::Test
       THIRD_PARTY_NOTICES.md LICENSE README.md CHANGELOG.md
     ]
     expected.each { |path| assert File.file?(File.join(gem_dir, path)), "the installed gem has no #{path}" }
+    { "x86_64" => "X86-64", "aarch64" => "AArch64" }.each do |arch, machine|
+      header = IO.popen(["readelf", "-h", File.join(gem_dir, "lib/fast_random/linux-#{arch}/libfast_random.so")], &:read)
+      assert_match(/Machine:\s+#{machine}/, header, "lib/fast_random/linux-#{arch}/ holds another architecture's library")
+    end
     jars = Dir[File.join(gem_dir, "lib/fast_random/vendor/*.jar")].map { |jar| File.basename(jar)[/\A(.+)-\d/, 1] }.sort
     assert_equal %w[bouncycastle-rsa jna jnagmp], jars
     licensed = Dir[File.join(gem_dir, "lib/fast_random/vendor/LICENSES/*")].map { |dir| File.basename(dir) }

@@ -4,12 +4,13 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.security.KeyFactory;
 import java.security.KeyPair;
+import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
-import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.security.interfaces.RSAPrivateCrtKey;
+import java.security.spec.ECGenParameterSpec;
 import java.security.spec.ECPoint;
 import java.security.spec.ECPublicKeySpec;
 import java.security.spec.PKCS8EncodedKeySpec;
@@ -28,6 +29,7 @@ import fastrandom.jca.JvmProvider;
 import fastrandom.jni.CpuRandom;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.NativeLibrary;
+import fastrandom.random.ThreadGenerators;
 import fastrandom.rsa.InconsistentKeyException;
 import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngines;
@@ -43,8 +45,8 @@ import fastrandom.rsa.RsaStats;
  *   java -cp fast_random.jar:DIR NativeCheck LIB_DIR KEY_DIR MODE
  *
  * LIB_DIR is the gem's lib/fast_random, KEY_DIR holds PKCS#8 and X.509 DER
- * files (rsa, p256, p521, and the peers p256_peer, p521_peer) written by
- * the test. MODE "engines" uses the library through the JVM-wide provider
+ * files (rsa, p256, p521, and the peers p256_peer, p521_peer), which MODE
+ * "keys" writes with the JDK (LIB_DIR unused). MODE "engines" uses the library through the JVM-wide provider
  * and the engines, as Java code in a JRuby process would; "cpu" reports
  * only the CPU's random number instructions; "no-libcrypto" expects
  * libcrypto to be missing and everything to fall back to the JDK.
@@ -63,6 +65,10 @@ public final class NativeCheck {
         String libDir = args[0];
         String keyDir = args[1];
         String mode = args[2];
+        if (mode.equals("keys")) {
+            writeKeys(keyDir);
+            return;
+        }
         NativeLibrary.setPath(Paths.get(libDir, NativeLibrary.platformFile()).toAbsolutePath().toString(), false);
         print("platform_file", NativeLibrary.platformFile());
         print("native_library", NativeLibrary.load() ? "loaded" : NativeLibrary.failure());
@@ -88,6 +94,39 @@ public final class NativeCheck {
         }
         print("cpu.absent_as_expected", String.valueOf(CpuRandom.absentAsExpected(CpuRandom.unavailableReason(true))));
         print("cpu.rdrand_backend", CpuRandom.rdrandBackend() ? "yes" : "no: " + CpuRandom.rdrandBackendProblem());
+        // A generator seeded now: from the OS, mixed with the seed instruction where there is one.
+        byte[] bytes = new byte[64];
+        ThreadGenerators.forCall().nextBytes(bytes);
+        print("generator.entropy", ThreadGenerators.entropySource().name());
+        print("generator.distinct_bytes", String.valueOf(distinct(bytes)));
+    }
+
+    private static int distinct(byte[] bytes) {
+        boolean[] seen = new boolean[256];
+        int count = 0;
+        for (byte b : bytes) {
+            if (!seen[b & 0xff]) count++;
+            seen[b & 0xff] = true;
+        }
+        return count;
+    }
+
+    /** The test's keys, made by the JDK: PKCS#8 (name.der) and X.509 (name.pub.der). */
+    private static void writeKeys(String dir) throws Exception {
+        KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA");
+        rsa.initialize(2048);
+        write(dir, "rsa", rsa.generateKeyPair());
+        for (String[] curve : new String[][] {{"p256", "secp256r1"}, {"p521", "secp521r1"}}) {
+            KeyPairGenerator ec = KeyPairGenerator.getInstance("EC");
+            ec.initialize(new ECGenParameterSpec(curve[1]));
+            write(dir, curve[0], ec.generateKeyPair());
+            write(dir, curve[0] + "_peer", ec.generateKeyPair());
+        }
+    }
+
+    private static void write(String dir, String name, KeyPair pair) throws Exception {
+        Files.write(Paths.get(dir, name + ".der"), pair.getPrivate().getEncoded());
+        Files.write(Paths.get(dir, name + ".pub.der"), pair.getPublic().getEncoded());
     }
 
     private static void engines(String keyDir) throws Exception {
@@ -212,8 +251,6 @@ public final class NativeCheck {
         } catch (Exception e) {
             print("same.ec." + curve + ".off_curve_key", "refused " + e.getClass().getName());
         }
-        ECPrivateKey unused = (ECPrivateKey) key.getPrivate();
-        if (unused.getS().signum() <= 0) throw new AssertionError("bad key");
     }
 
     /** Without libcrypto: the library loads, the engines say why not, and the provider hands every call on. */

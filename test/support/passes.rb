@@ -62,10 +62,19 @@ module Passes
     Pass.new(name: "jruby-openssl", jruby: "10.1",
              env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY, # bin/jruby's, so MRI's children get no jruby-openssl
                               "FAST_RANDOM_JRUBY_OPENSSL" => ENV["FAST_RANDOM_JRUBY_OPENSSL"]),
-             proves: "the hooks on the jruby-openssl in FAST_RANDOM_JRUBY_OPENSSL (0.16.1: derive moved to OpenSSL::PKey::PKey)")
+             proves: "the hooks on the jruby-openssl in FAST_RANDOM_JRUBY_OPENSSL (0.16.1: derive moved to OpenSSL::PKey::PKey)"),
+    # On request only (bin/test --aarch64-jruby): its files start JRuby in
+    # the arm64 root under qemu (test/support/arm64_root.rb), where Debian
+    # bookworm's Java 17 runs JRuby 9.4; the pass's own JRuby only drives them.
+    Pass.new(name: "aarch64", jruby: "9.4",
+             env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY),
+             proves: "JRuby 9.4 and the gem's linux-aarch64 library in an arm64 JVM under qemu (bin/test --aarch64-jruby)")
   ].freeze
 
   NAMES = ALL.map(&:name).freeze
+  # The passes a plain bin/test runs: all but those run only on request.
+  ON_REQUEST = %w[aarch64].freeze
+  DEFAULT = (NAMES - ON_REQUEST).freeze
   # "all" is the four passes of every setting; "hooks" the passes on other
   # jruby-openssl releases, for the files that exercise the hooks.
   GROUPS = { "all" => %w[10.1 9.4 10.1-fallback 9.4-fallback], "main" => %w[10.1 9.4],

@@ -1,0 +1,158 @@
+# frozen_string_literal: true
+
+# Passes 10.1: the arm64 library runs in its own arm64 JVM under qemu, whatever the pass's settings.
+
+require_relative "../test_helper"
+require_relative "../support/arm64_root"
+require "tmpdir"
+
+# The linux-aarch64 JNI library, as the gem ships it, in a real arm64 JVM
+# (Debian's OpenJDK 17 in the arm64 root, under qemu-user): checked from
+# plain Java (test/native/NativeCheck.java) through the JVM-wide provider
+# and the engines, and compared with the x86-64 library's answers to the
+# same program, keys and inputs on this machine. Every run is one JVM
+# start of a few seconds under emulation, so each is made once and shared.
+class Aarch64Test < Minitest::Test
+  LIB = File.join(Arm64Root::ROOT_CHECKOUT, "lib/fast_random")
+  CHECK_CLASSES = File.join(Arm64Root::ROOT_CHECKOUT, "tmp/native/check")
+  KEYS = "/keys" # where the keys are in the root
+
+  class << self
+    # The keys every run uses, made once by the JDK.
+    def keys
+      @keys ||= Dir.mktmpdir("fr-arm64-keys-").tap do |dir|
+        Minitest.after_run { FileUtils.remove_entry(dir) }
+        out, err, status = Open3.capture3(host_java, "-cp", classpath(LIB, CHECK_CLASSES), "NativeCheck", LIB, dir, "keys")
+        raise "NativeCheck keys failed: #{out}#{err}" unless status.success?
+      end
+    end
+
+    # {mode/cpu => [lines as a Hash, stderr, status]}, each run once.
+    def runs
+      @runs ||= {}
+    end
+
+    def host_java
+      File.join(ENV_JAVA.fetch("java.home"), "bin", "java")
+    end
+
+    def classpath(lib, classes)
+      [File.join(lib, "fast_random.jar"), classes].join(File::PATH_SEPARATOR)
+    end
+  end
+
+  def setup
+    problem = Arm64Root.problem
+    flunk "the ARM test bed is not ready: #{problem}" if problem
+    assert File.file?(File.join(LIB, "linux-aarch64/libfast_random.so")), "rake compile built no linux-aarch64 library"
+    assert File.file?(File.join(CHECK_CLASSES, "NativeCheck.class")), "rake test_builds built no NativeCheck"
+  end
+
+  # NativeCheck in the arm64 JVM: [{name => value}, stderr].
+  def arm64(mode, cpu: "max", remove: [])
+    key = [mode, cpu, remove]
+    self.class.runs[key] ||= begin
+      inside = Arm64Root::CHECKOUT
+      out, err, status = Arm64Root.run(Arm64Root::JAVA, "-XX:TieredStopAtLevel=1",
+                                       "-cp", self.class.classpath("#{inside}/lib/fast_random", "#{inside}/tmp/native/check"),
+                                       "NativeCheck", "#{inside}/lib/fast_random", KEYS, mode,
+                                       cpu: cpu, mounts: { self.class.keys => KEYS }, remove: remove)
+      assert status.success?, "NativeCheck #{mode} on #{cpu} failed (#{status}):\n#{out}#{err}"
+      [transcript(out), err]
+    end
+  end
+
+  # NativeCheck on this machine's JVM and the x86-64 library.
+  def x86_64(mode)
+    self.class.runs[[mode, :host]] ||= begin
+      out, err, status = Open3.capture3(self.class.host_java, "-cp", self.class.classpath(LIB, CHECK_CLASSES),
+                                        "NativeCheck", LIB, self.class.keys, mode)
+      assert status.success?, "NativeCheck #{mode} on x86-64 failed (#{status}):\n#{out}#{err}"
+      [transcript(out), err]
+    end
+  end
+
+  def transcript(out)
+    lines = out.lines.map(&:chomp)
+    assert_equal "done", lines.last.to_s.strip, "NativeCheck stopped early:\n#{out}"
+    lines.to_h { |line| line.split(" ", 2).then { |name, value| [name, value.to_s] } }
+  end
+
+  def same(lines)
+    lines.select { |name, _| name.start_with?("same.") }
+  end
+
+  def test_every_rsa_and_ec_operation_runs_on_libcrypto_on_aarch64
+    lines, err = arm64("engines")
+    assert_equal "linux-aarch64/libfast_random.so", lines["platform_file"]
+    assert_equal "loaded", lines["native_library"]
+    assert_equal "loaded", lines["libcrypto"]
+    assert_equal %w[openssl openssl openssl], lines.values_at("rsa.engine", "rsa.public_exponentiation", "ec.engine"),
+                 "on ARM, RSA (no IFMA) and EC are OpenSSL's"
+    %w[rsa.sign_provider rsa.decrypt_provider_pkcs1 rsa.decrypt_provider_oaep ec.p256.sign_provider
+       ec.p256.derive_provider ec.p521.sign_provider ec.p521.derive_provider].each do |name|
+      assert_equal "FastRandom", lines[name], name
+    end
+    assert_equal %w[true true], lines.values_at("ec.p256.served_natively", "ec.p521.served_natively")
+    assert_equal %w[0 0], lines.values_at("stats.rsa_fallbacks", "stats.ec_fallbacks"), "an engine failed and the JDK answered"
+    assert_equal "6", lines["stats.rsa_openssl"], "sign, 2 verifications, 3 decryptions on libcrypto"
+    assert_equal "8", lines["stats.ec_openssl"], "per curve: sign, 2 verifications, derive"
+    assert_empty err, "a warning or a Java exception on stderr"
+  end
+
+  def test_results_are_right_and_the_same_as_on_x86_64
+    arm, = arm64("engines")
+    x86, = x86_64("engines")
+    expected = {
+      "same.rsa.jdk_verifies" => "true", "same.rsa.verifies" => "true", "same.rsa.verifies_tampered" => "false",
+      "same.rsa.decrypts_pkcs1" => "true", "same.rsa.decrypts_oaep" => "true",
+      "same.rsa.inconsistent_key" => "refused: the key's CRT values do not belong to its modulus and private exponent"
+    }
+    %w[p256 p521].each do |curve|
+      expected.merge!("same.ec.#{curve}.jdk_verifies" => "true", "same.ec.#{curve}.verifies_jdk_signature" => "true",
+                      "same.ec.#{curve}.verifies_other_message" => "false", "same.ec.#{curve}.secret_is_jdks" => "true",
+                      "same.ec.#{curve}.off_curve_key" => "verified false")
+    end
+    expected.each { |name, value| assert_equal value, arm[name], name }
+    assert_match(/\A\h{512}\z/, arm["same.rsa.signature"])
+    assert_equal same(x86), same(arm), "the aarch64 library's deterministic results differ from the x86-64 library's"
+    assert_equal expected.size + 4, same(arm).size, "NativeCheck's results changed: update this test"
+  end
+
+  def test_rndr_and_rndrrs_seed_the_generators_where_the_cpu_has_them
+    lines, = arm64("engines") # qemu's "max" CPU has FEAT_RNG
+    assert_equal "RNDR yes", lines["cpu.random"]
+    assert_equal "RNDRRS yes", lines["cpu.seed"]
+    assert_equal %w[healthy healthy], lines.values_at("cpu.random_sample", "cpu.seed_sample")
+    assert_equal "NativePRNGNonBlocking+RNDRRS", lines["generator.entropy"]
+    assert_operator lines["generator.distinct_bytes"].to_i, :>, 32
+    assert_match(/\Ano: RDRAND is an x86-64 instruction and this CPU is aarch64/, lines["cpu.rdrand_backend"],
+                 "the :rdrand backend would claim RDRAND while running RNDR")
+  end
+
+  def test_a_cpu_without_feat_rng_seeds_from_the_os_without_a_warning
+    lines, err = arm64("cpu", cpu: "cortex-a72")
+    assert_equal "RNDR no: the CPU has no RNDR", lines["cpu.random"]
+    assert_equal "RNDRRS no: the CPU has no RNDRRS", lines["cpu.seed"]
+    assert_equal "true", lines["cpu.absent_as_expected"], "most ARM CPUs lack FEAT_RNG: not worth a warning"
+    assert_equal "NativePRNGNonBlocking", lines["generator.entropy"]
+    assert_operator lines["generator.distinct_bytes"].to_i, :>, 32
+    assert_empty err
+  end
+
+  def test_without_libcrypto_the_library_says_why_and_the_jdk_answers
+    lines, err = arm64("no-libcrypto", remove: [Arm64Root::LIBCRYPTO])
+    x86, = x86_64("engines")
+    assert_equal "loaded", lines["native_library"]
+    assert_match(/\Alibcrypto\.so\.3 could not be loaded \(.*No such file or directory\)\z/, lines["libcrypto"])
+    assert_equal %w[java java], lines.values_at("rsa.engine", "ec.engine")
+    assert_equal lines["libcrypto"], lines["rsa.openssl_problem"]
+    assert_equal x86["same.rsa.signature"], lines["same.rsa.signature"], "the JDK's signature, by way of the provider"
+    assert_equal "true", lines["same.ec.p256.jdk_verifies"]
+    assert_equal %w[0 0], lines.values_at("stats.rsa_openssl", "stats.ec_openssl")
+    warnings = err.lines.map(&:chomp)
+    refute_empty warnings, "libcrypto's absence went unsaid"
+    warnings.each { |line| assert_match(/\Afast_random: .*libcrypto\.so\.3 could not be loaded/, line) }
+    assert_equal warnings.uniq, warnings, "a warning repeated"
+  end
+end
