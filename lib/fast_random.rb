@@ -64,7 +64,7 @@ unless File.exist?(File.join(__dir__, "fast_random", "fast_random.jar"))
                    "on MRI: bundle lock --add-platform java); in a checkout, run rake compile"
 end
 require_relative "fast_random/fast_random.jar"
-# Where the JNI library (RDRAND/RDSEED, libcrypto) and the vendor jars of
+# Where the JNI library (the CPU's random number instructions, libcrypto) and the vendor jars of
 # the :gmp RSA engine are; the extension loads each only when first needed.
 FastRandom::LIBRARY_DIR = File.join(__dir__, "fast_random")
 FastRandom.private_constant(:LIBRARY_DIR)

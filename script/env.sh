@@ -207,12 +207,15 @@ fr_arm64_root() {
 
 # Lets the kernel run arm64 programs through qemu-user-static: mounts
 # binfmt_misc where it is not mounted, and enables Debian's qemu-aarch64
-# entry (flag F: the interpreter is opened now, so it works in a chroot).
+# entry, which must have flag F (the interpreter is opened at registration,
+# so it works in a chroot). This is the kernel's setting, shared with the
+# host where this runs in a container.
 fr_enable_arm64_binfmt() {
-  local dir=/proc/sys/fs/binfmt_misc
+  local dir=/proc/sys/fs/binfmt_misc entry=/proc/sys/fs/binfmt_misc/qemu-aarch64
   [ -f "$dir/register" ] || mount -t binfmt_misc binfmt_misc "$dir" || return 1
-  [ -f "$dir/qemu-aarch64" ] || update-binfmts --enable qemu-aarch64 >/dev/null || return 1
-  grep -q '^enabled' "$dir/qemu-aarch64"
+  [ -f "$entry" ] || update-binfmts --enable qemu-aarch64 >/dev/null || return 1
+  grep -q '^enabled' "$entry" || echo 1 >"$entry" || return 1
+  grep -q '^flags: .*F' "$entry" || { echo "setup: binfmt_misc's qemu-aarch64 entry lacks flag F (not Debian's qemu-user-static?)" >&2; return 1; }
 }
 
 # Makes the arm64 root unless it is complete (its stamp file is written
@@ -220,17 +223,18 @@ fr_enable_arm64_binfmt() {
 # leaves nothing that looks complete.
 fr_make_arm64_root() {
   local root; root="$(fr_arm64_root)"
-  fr_enable_arm64_binfmt || { echo "setup: binfmt_misc cannot run arm64 programs (needs root)" >&2; return 1; }
+  [ "$(id -u)" -eq 0 ] || { echo "setup: the ARM test bed needs root (debootstrap, binfmt_misc, chroot)" >&2; return 1; }
+  fr_enable_arm64_binfmt || { echo "setup: binfmt_misc cannot run arm64 programs" >&2; return 1; }
   [ -f "$root/.fast_random-complete" ] && return 0
   local partial="$root.partial"
-  rm -rf "$partial"
+  rm -rf --one-file-system "$partial"
   mkdir -p "$(dirname "$root")"
   echo "setup: making an arm64 Debian root in $root (debootstrap, about 7 minutes)" >&2
   debootstrap --arch=arm64 --variant=minbase --include="${FR_ARM64_PACKAGES// /,}" \
     "$FR_ARM64_SUITE" "$partial" http://deb.debian.org/debian >"$partial.log" 2>&1 \
     || { echo "setup: debootstrap failed (log: $partial.log)" >&2; return 1; }
   [ -x "$partial$FR_ARM64_JAVA" ] || { echo "setup: the arm64 root has no $FR_ARM64_JAVA" >&2; return 1; }
-  rm -rf "$root" "$partial/var/cache/apt/archives/"*.deb
+  rm -rf --one-file-system "$root" "$partial/var/cache/apt/archives/"*.deb
   mv "$partial.log" "$partial/debootstrap.log"
   touch "$partial/.fast_random-complete"
   mv "$partial" "$root"

@@ -139,9 +139,9 @@ module TestRunner
         end
       end
     end
+    options[:passes] ||= [] unless options[:older].empty? # --pass 9.4.8.0 alone: that release alone
     options[:passes] = (options[:passes] || Passes::DEFAULT) | ["aarch64"] if options[:aarch64]
     options[:passes] &&= Passes::NAMES & options[:passes]
-    options[:passes] ||= [] unless options[:older].empty? # --pass 9.4.8.0 alone: that release alone
     options
   rescue ArgumentError => e
     abort "bin/test: #{e.message}"
@@ -159,8 +159,9 @@ module TestRunner
   def describe_selection(options, files)
     return "no test file under #{options[:paths].join(", ")}" if files.empty?
 
+    hint = files.any? { |d| (d.passes - Passes::ON_REQUEST).empty? } ? "; the aarch64 pass runs on request: --aarch64-jruby" : ""
     files.map { |d| "#{d.file} runs in #{d.passes.join(", ")}" }.join("; ") +
-      " (asked for #{Array(options[:passes]).join(", ")})"
+      " (asked for #{Array(options[:passes] || Passes::DEFAULT).join(", ")}#{hint})"
   end
 
   # {[pass, file] => seconds}: this machine's last measured times, over the

@@ -69,6 +69,7 @@ class PassesTest < Minitest::Test
     assert_equal Passes::DEFAULT, TestRunner.parse(%w[--aarch64-jruby])[:passes] - %w[aarch64], "and everything else"
     assert_equal %w[aarch64], TestRunner.parse(%w[--pass aarch64])[:passes]
     refute_includes TestRunner.parse(%w[--all-jrubies])[:passes], "aarch64"
+    assert_equal %w[aarch64], TestRunner.parse(%w[--pass 9.4.8.0 --aarch64-jruby])[:passes], "with that release alone"
     assert_equal %w[test/integration/aarch64_jruby_test.rb], Passes.plan.fetch("aarch64")
   end
 end

@@ -29,6 +29,11 @@ class EcWycheproofTest < Minitest::Test
 
   def unhex(text) = [text].pack("H*")
 
+  # The block run on jruby-openssl's code: the provider's EC services taken
+  # out. fast_random's replacements of EC's methods stay, as does their
+  # mapping of the Java exceptions stock lets out (EcMethods), so the
+  # comparison is of the engine's results with BouncyCastle's, and stock's
+  # own Java exceptions are tested by engine_test.rb (a short signature sequence).
   def stock
     FastRandom::EC.uninstall
     yield
@@ -53,8 +58,8 @@ class EcWycheproofTest < Minitest::Test
     [ours, stock { tests.map(&verdict) }]
   end
 
-  # fast_random's outcome is stock's, but where stock lets a Java exception
-  # out: no Java exception reaches Ruby. dsa_verify_asn1 of a DER SEQUENCE of
+  # fast_random's outcome is jruby-openssl's code's (see stock), and no Java
+  # exception reaches Ruby. dsa_verify_asn1 of a DER SEQUENCE of
   # fewer than two INTEGERs raises ECError, as stock does for every other
   # signature it cannot read (and MRI for all of them; stock's verify_raw
   # answers false); ECDH with a peer off the curve raises PKeyError, as MRI.

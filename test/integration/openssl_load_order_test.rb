@@ -130,7 +130,8 @@ class OpenSSLLoadOrderTest < Minitest::Test
     after = methods.()
     derivations = Java::FastrandomKdf::Pbkdf2.derivations
     p [after.keys.reject { |name| before[name].equal?(after[name]) }.sort, derive.() == stock_key,
-       Java::FastrandomKdf::Pbkdf2.derivations - derivations]
+       Java::FastrandomKdf::Pbkdf2.derivations - derivations,
+       before["KDF.pbkdf2_hmac"].java_class.simple_name.include?("HandleMethod")]
   RUBY
 
   # What fast_random replaces must not depend on how JRuby binds Java
@@ -141,8 +142,10 @@ class OpenSSLLoadOrderTest < Minitest::Test
   def test_the_same_methods_are_replaced_however_jruby_binds_them
     invokers, = run_jruby(REPLACED)
     handles, = run_jruby(REPLACED, "FAST_RANDOM_JAVA_OPTS" => "-Djruby.invokedynamic.handles=true")
-    assert_equal invokers, handles
-    replaced, same_key, derivations = eval(invokers) # rubocop:disable Security/Eval -- our own child's p output
+    replaced, same_key, derivations, handle = eval(invokers) # rubocop:disable Security/Eval -- our own child's p output
+    refute handle, "jruby-openssl's methods were bound by method handles without the option"
+    assert_equal [replaced, same_key, derivations, true], eval(handles), # rubocop:disable Security/Eval
+                 "the option took effect (HandleMethod), and the same methods were replaced"
     always = %w[Cipher#update EC#dh_compute_key EC#dsa_sign_asn1 EC#dsa_verify_asn1 KDF.pbkdf2_hmac
                 PKCS5.pbkdf2_hmac PKCS5.pbkdf2_hmac_sha1]
     # RSA's methods only with the PSS ones they go with (RsaModule).

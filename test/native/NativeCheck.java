@@ -27,6 +27,7 @@ import fastrandom.ec.EcEngines;
 import fastrandom.ec.EcStats;
 import fastrandom.jca.JvmProvider;
 import fastrandom.jni.CpuRandom;
+import fastrandom.jni.EcKey;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.NativeLibrary;
 import fastrandom.random.ThreadGenerators;
@@ -93,6 +94,7 @@ public final class NativeCheck {
             print("cpu." + (seed ? "seed" : "random") + "_sample", verdict == null ? "healthy" : verdict);
         }
         print("cpu.absent_as_expected", String.valueOf(CpuRandom.absentAsExpected(CpuRandom.unavailableReason(true))));
+        print("cpu.no_instruction_is_quiet", String.valueOf(CpuRandom.absentAsExpected("the CPU has no " + CpuRandom.name(false))));
         print("cpu.rdrand_backend", CpuRandom.rdrandBackend() ? "yes" : "no: " + CpuRandom.rdrandBackendProblem());
         // A generator seeded now: from the OS, mixed with the seed instruction where there is one.
         byte[] bytes = new byte[64];
@@ -226,6 +228,18 @@ public final class NativeCheck {
         verifier.initVerify(key.getPublic());
         verifier.update(Arrays.copyOf(MESSAGE, MESSAGE.length - 1));
         print("same.ec." + curve + ".verifies_other_message", String.valueOf(verifier.verify(jdkSignature)));
+        if (curve.equals("p521")) {
+            // A key that keeps verifying gets a verification table (ec_key.c) after 16 verifications on P-521.
+            long before = EcKey.tableVerifications();
+            int valid = 0;
+            for (int i = 0; i < 40; i++) {
+                verifier.initVerify(key.getPublic());
+                verifier.update(MESSAGE);
+                if (verifier.verify(jdkSignature)) valid++;
+            }
+            print("same.ec.p521.repeated_verifications", valid + " of 40");
+            print("ec.p521.table_verifications", String.valueOf(EcKey.tableVerifications() - before));
+        }
 
         // ECDH with a fixed peer: the same secret as the JDK's, everywhere.
         PublicKey peer = keyPair(keyDir, curve + "_peer", "EC").getPublic();

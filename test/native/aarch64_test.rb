@@ -96,7 +96,8 @@ class Aarch64Test < Minitest::Test
     assert_equal %w[true true], lines.values_at("ec.p256.served_natively", "ec.p521.served_natively")
     assert_equal %w[0 0], lines.values_at("stats.rsa_fallbacks", "stats.ec_fallbacks"), "an engine failed and the JDK answered"
     assert_equal "6", lines["stats.rsa_openssl"], "sign, 2 verifications, 3 decryptions on libcrypto"
-    assert_equal "8", lines["stats.ec_openssl"], "per curve: sign, 2 verifications, derive"
+    assert_equal "48", lines["stats.ec_openssl"], "per curve: sign, 2 verifications, derive; and 40 verifications on P-521"
+    assert_operator lines["ec.p521.table_verifications"].to_i, :>, 0, "no P-521 verification table was built and used"
     assert_empty err, "a warning or a Java exception on stderr"
   end
 
@@ -113,6 +114,7 @@ class Aarch64Test < Minitest::Test
                       "same.ec.#{curve}.verifies_other_message" => "false", "same.ec.#{curve}.secret_is_jdks" => "true",
                       "same.ec.#{curve}.off_curve_key" => "verified false")
     end
+    expected["same.ec.p521.repeated_verifications"] = "40 of 40"
     expected.each { |name, value| assert_equal value, arm[name], name }
     assert_match(/\A\h{512}\z/, arm["same.rsa.signature"])
     assert_equal same(x86), same(arm), "the aarch64 library's deterministic results differ from the x86-64 library's"
@@ -138,6 +140,9 @@ class Aarch64Test < Minitest::Test
     assert_equal "NativePRNGNonBlocking", lines["generator.entropy"]
     assert_operator lines["generator.distinct_bytes"].to_i, :>, 32
     assert_empty err
+    x86, = x86_64("cpu")
+    assert_equal %w[true false], [lines["cpu.no_instruction_is_quiet"], x86["cpu.no_instruction_is_quiet"]],
+                 "an x86-64 CPU without RDRAND is worth a warning, an Arm CPU without RNDR is not"
   end
 
   def test_without_libcrypto_the_library_says_why_and_the_jdk_answers

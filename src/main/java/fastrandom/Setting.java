@@ -17,7 +17,7 @@ package fastrandom;
  * {@code require "fast_random"} is what counts.
  */
 public enum Setting {
-    /** {@code 1}: RDRAND and RDSEED look absent (tests of the fallback on any machine). */
+    /** {@code 1}: the CPU's random number instructions (RDRAND and RDSEED, RNDR and RNDRRS) look absent (tests of the fallback on any machine). */
     HIDE_CPU_RANDOM("FAST_RANDOM_HIDE_CPU_RANDOM", "fast_random.hide_cpu_random"),
     /** {@code 1}: libcrypto looks absent, for RSA and EC (tests of the fallback on any machine). */
     HIDE_LIBCRYPTO("FAST_RANDOM_HIDE_LIBCRYPTO", "fast_random.hide_libcrypto"),

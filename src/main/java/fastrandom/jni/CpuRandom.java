@@ -33,16 +33,19 @@ public final class CpuRandom {
 
     /** The architecture, as the JNI library is built for it. */
     private enum Architecture {
-        X86_64("RDRAND", "RDSEED", false), AARCH64("RNDR", "RNDRRS", true), OTHER(null, null, true);
+        X86_64("RDRAND", "RDSEED", "Intel", false), AARCH64("RNDR", "RNDRRS", "Arm", true), OTHER(null, null, null, true);
 
         final String randomName;
         final String seedName;
+        /** Whose guidance the retries follow. */
+        final String vendor;
         /** Whether a CPU without the instructions is the common case here, nothing to warn about. */
         final boolean absenceIsCommon;
 
-        Architecture(String randomName, String seedName, boolean absenceIsCommon) {
+        Architecture(String randomName, String seedName, String vendor, boolean absenceIsCommon) {
             this.randomName = randomName;
             this.seedName = seedName;
+            this.vendor = vendor;
             this.absenceIsCommon = absenceIsCommon;
         }
 
@@ -91,11 +94,18 @@ public final class CpuRandom {
                 String why = NativeLibrary.failure();
                 return new Status(false, why, false, why);
             }
-            int features = features();
-            String rdrandProblem = (features & FEATURE_RDRAND) == 0 ? noInstruction(arch.randomName)
-                    : selfTest(RDRAND_SELF_TEST_BYTES, false);
-            String rdseedProblem = (features & FEATURE_RDSEED) == 0 ? noInstruction(arch.seedName)
-                    : selfTest(RDSEED_SELF_TEST_BYTES, true);
+            String rdrandProblem;
+            String rdseedProblem;
+            try {
+                int features = features();
+                rdrandProblem = (features & FEATURE_RDRAND) == 0 ? noInstruction(arch.randomName)
+                        : selfTest(RDRAND_SELF_TEST_BYTES, false);
+                rdseedProblem = (features & FEATURE_RDSEED) == 0 ? noInstruction(arch.seedName)
+                        : selfTest(RDSEED_SELF_TEST_BYTES, true);
+            } catch (UnsatisfiedLinkError e) { // a library built for another version of the jar
+                String why = "the native library does not match this fast_random's jar (" + e.getMessage() + ")";
+                return new Status(false, why, false, why);
+            }
             return new Status(rdrandProblem == null, rdrandProblem, rdseedProblem == null, rdseedProblem);
         }
 
@@ -185,7 +195,9 @@ public final class CpuRandom {
 
     private static void check(int result, String instruction) {
         if (result >= 0) return;
-        if (result == FILL_EXHAUSTED) throw new CpuRandomFailure(instruction + " returned no value after the retries its vendor recommends");
+        if (result == FILL_EXHAUSTED) {
+            throw new CpuRandomFailure(instruction + " returned no value after the retries " + Architecture.CURRENT.vendor + " recommends");
+        }
         if (result == FILL_UNHEALTHY) throw new CpuRandomFailure(instruction + " returned a stuck, all-zero or all-one value");
         throw new CpuRandomFailure(instruction + " fill failed (" + result + ")");
     }

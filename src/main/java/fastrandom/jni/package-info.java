@@ -2,7 +2,7 @@
  * The native layer: only what binds fast_random's C library
  * (ext/fast_random_native) through JNI. {@link fastrandom.jni.NativeLibrary}
  * finds and loads it (a private copy per class loader after the first),
- * {@link fastrandom.jni.CpuRandom} is RDRAND/RDSEED, {@link
+ * {@link fastrandom.jni.CpuRandom} is RDRAND/RDSEED (RNDR/RNDRRS on aarch64), {@link
  * fastrandom.jni.LibCrypto} and {@link fastrandom.jni.EcKey} are RSA and EC
  * keys in OpenSSL's libcrypto. Each class pairs with one C file. Imports
  * nothing from the rest of fast_random but {@link fastrandom.Setting}.

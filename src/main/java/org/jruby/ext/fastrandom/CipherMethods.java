@@ -6,7 +6,6 @@ import org.jruby.Ruby;
 import org.jruby.RubyClass;
 import org.jruby.RubyModule;
 import org.jruby.anno.JRubyMethod;
-import org.jruby.exceptions.RaiseException;
 import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
@@ -39,7 +38,7 @@ public final class CipherMethods {
             AesCipher.callerStarts();
             try {
                 return stock.call(context, self, type, "update", args);
-            } catch (RaiseException e) {
+            } catch (Throwable e) { // a Ruby exception, a Java one, or a kill: the caller never sees this update's output
                 AesCipher.callerRaised();
                 throw e;
             } finally {

@@ -83,7 +83,7 @@ public final class EcMethods {
     private static IRubyObject stock(ThreadContext context, IRubyObject self, String name, IRubyObject... args) {
         RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
         try {
-            return StockMethods.of(ecClass).call(context, self, ecClass, name, args);
+            return StockMethods.kept(context, ecClass, name).call(context, self, ecClass, name, args);
         } catch (JumpException e) {
             throw e; // Ruby exceptions and Ruby control flow (throw, break, Thread#kill)
         } catch (RuntimeException e) {

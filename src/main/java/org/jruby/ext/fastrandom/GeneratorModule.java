@@ -106,7 +106,7 @@ public final class GeneratorModule {
         return context.runtime.newBoolean(CpuRandom.rdseed());
     }
 
-    /** Why RDRAND (or, given true, RDSEED) is not used, or nil. */
+    /** Why RDRAND (or, given true, RDSEED; RNDR and RNDRRS on aarch64) is not used, or nil. */
     @JRubyMethod(name = "cpu_random_problem", meta = true, optional = 1)
     public static IRubyObject cpu_random_problem(ThreadContext context, IRubyObject self, IRubyObject[] args) {
         boolean seed = args.length > 0 && args[0].isTrue();

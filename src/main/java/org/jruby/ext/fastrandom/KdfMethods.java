@@ -74,7 +74,7 @@ public final class KdfMethods {
     /** Calls jruby-openssl's own {@code name} on {@code module}, the method ours replaced. */
     private static IRubyObject stock(ThreadContext context, IRubyObject module, String name, IRubyObject[] args) {
         RubyModule singleton = module.getSingletonClass();
-        return StockMethods.of(singleton).call(context, module, singleton, name, args);
+        return StockMethods.kept(context, singleton, name).call(context, module, singleton, name, args);
     }
 
     /** A call of jruby-openssl's method, with arguments converted and checked here. */

@@ -80,7 +80,7 @@ public final class RsaPssMethods {
     /** Calls jruby-openssl's own {@code name}, the method ours replaced. */
     private static IRubyObject stock(ThreadContext context, IRubyObject self, String name, IRubyObject[] args) {
         RubyModule rsaClass = context.runtime.getClassFromPath("OpenSSL::PKey::RSA");
-        return StockMethods.of(rsaClass).call(context, self, rsaClass, name, args);
+        return StockMethods.kept(context, rsaClass, name).call(context, self, rsaClass, name, args);
     }
 
     /** {@code sign_pss(digest, data, salt_length:, mgf1_hash:)}. */

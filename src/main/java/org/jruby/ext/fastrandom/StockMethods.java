@@ -71,7 +71,7 @@ final class StockMethods {
                 if (method != null) stock.put(name, method);
             }
             RubyModule scratch = RubyModule.newModule(target.getRuntime()); // every replacement, to take the ones needed from
-            scratch.defineAnnotatedMethods(replacements);
+            Bindings.define(scratch, replacements);
             Map<String, DynamicMethod> replaced = new LinkedHashMap<>();
             for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
                 DynamicMethod replacement = scratch.getMethods().get(entry.getKey());
@@ -109,6 +109,17 @@ final class StockMethods {
     /** The methods kept on {@code target}, or null before {@link #install}. */
     static StockMethods of(RubyModule target) {
         return (StockMethods) target.getInternalVariables().getInternalVariable(KEPT);
+    }
+
+    /**
+     * The methods kept on {@code target}, for a replacement that is running:
+     * a NotImplementedError where there are none (an install that failed
+     * and was rolled back while the replacement was being called).
+     */
+    static StockMethods kept(ThreadContext context, RubyModule target, String name) {
+        StockMethods kept = of(target);
+        if (kept == null) throw context.runtime.newNotImplementedError(target.getName() + "#" + name + ": jruby-openssl's method is not there");
+        return kept;
     }
 
     /** Calls jruby-openssl's own {@code name} on {@code self}, the method fast_random's replaced. */
