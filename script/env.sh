@@ -169,10 +169,14 @@ fr_build_stale() {
   done
   [ -f "$FR_ROOT/lib/fast_random/vendor/gmp/.extracted" ] || return 0
   if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
-    local so
-    for so in "$FR_ROOT"/lib/fast_random/linux-{x86_64,aarch64}/libfast_random.so; do
+    # Each library's own sources, as the Rakefile builds it: not the other
+    # architecture's cpu_*.c, nor test_hooks.c (the test builds').
+    local arch other so
+    for arch in x86_64 aarch64; do
+      other=x86_64; [ "$arch" = x86_64 ] && other=aarch64
+      so="$FR_ROOT/lib/fast_random/linux-$arch/libfast_random.so"
       [ -f "$so" ] || return 0
-      [ -z "$(find "$FR_ROOT/ext" -name '*.[ch]' -newer "$so" -print -quit)" ] || return 0
+      [ -z "$(find "$FR_ROOT/ext" -name '*.[ch]' ! -name test_hooks.c ! -name "cpu_$other.c" -newer "$so" -print -quit)" ] || return 0
     done
   fi
   return 1
@@ -213,6 +217,7 @@ fr_arm64_root() {
 fr_enable_arm64_binfmt() {
   local dir=/proc/sys/fs/binfmt_misc entry=/proc/sys/fs/binfmt_misc/qemu-aarch64
   [ -f "$dir/register" ] || mount -t binfmt_misc binfmt_misc "$dir" || return 1
+  grep -q '^enabled' "$dir/status" || echo 1 >"$dir/status" || return 1
   [ -f "$entry" ] || update-binfmts --enable qemu-aarch64 >/dev/null || return 1
   grep -q '^enabled' "$entry" || echo 1 >"$entry" || return 1
   grep -q '^flags: .*F' "$entry" || { echo "setup: binfmt_misc's qemu-aarch64 entry lacks flag F (not Debian's qemu-user-static?)" >&2; return 1; }
@@ -227,15 +232,15 @@ fr_make_arm64_root() {
   fr_enable_arm64_binfmt || { echo "setup: binfmt_misc cannot run arm64 programs" >&2; return 1; }
   [ -f "$root/.fast_random-complete" ] && return 0
   local partial="$root.partial"
-  rm -rf --one-file-system "$partial"
-  mkdir -p "$(dirname "$root")"
+  rm -rf --one-file-system "$partial" || return 1
+  mkdir -p "$(dirname "$root")" || return 1
   echo "setup: making an arm64 Debian root in $root (debootstrap, about 7 minutes)" >&2
   debootstrap --arch=arm64 --variant=minbase --include="${FR_ARM64_PACKAGES// /,}" \
     "$FR_ARM64_SUITE" "$partial" http://deb.debian.org/debian >"$partial.log" 2>&1 \
     || { echo "setup: debootstrap failed (log: $partial.log)" >&2; return 1; }
   [ -x "$partial$FR_ARM64_JAVA" ] || { echo "setup: the arm64 root has no $FR_ARM64_JAVA" >&2; return 1; }
-  rm -rf --one-file-system "$root" "$partial/var/cache/apt/archives/"*.deb
-  mv "$partial.log" "$partial/debootstrap.log"
-  touch "$partial/.fast_random-complete"
-  mv "$partial" "$root"
+  rm -rf --one-file-system "$root" "$partial/var/cache/apt/archives/"*.deb || return 1
+  mv "$partial.log" "$partial/debootstrap.log" || return 1
+  touch "$partial/.fast_random-complete" || return 1
+  mv -T "$partial" "$root"
 }

@@ -88,7 +88,7 @@ class Aarch64JRubyTest < Minitest::Test
       out, err, status = Arm64Root.run(Arm64Root::JAVA, "-XX:TieredStopAtLevel=1", "-jar", "/jruby/#{File.basename(jar)}",
                                        "-I#{Arm64Root::CHECKOUT}/lib", "-e", SCRIPT, "/keys", MESSAGE,
                                        mounts: { File.dirname(jar) => "/jruby", keys => "/keys" })
-      assert status.success?, "JRuby in the arm64 root failed (#{status}):\n#{out}#{err}"
+      assert status.success?, "JRuby in the arm64 root failed (#{Arm64Root.describe(status)}):\n#{out}#{err}"
       assert_empty err, "a warning or an exception"
       made = JSON.parse(out.lines.last)
 

@@ -57,7 +57,7 @@ class Aarch64Test < Minitest::Test
                                        "-cp", self.class.classpath("#{inside}/lib/fast_random", "#{inside}/tmp/native/check"),
                                        "NativeCheck", "#{inside}/lib/fast_random", KEYS, mode,
                                        cpu: cpu, mounts: { self.class.keys => KEYS }, remove: remove)
-      assert status.success?, "NativeCheck #{mode} on #{cpu} failed (#{status}):\n#{out}#{err}"
+      assert status.success?, "NativeCheck #{mode} on #{cpu} failed (#{Arm64Root.describe(status)}):\n#{out}#{err}"
       [transcript(out), err]
     end
   end
@@ -104,6 +104,9 @@ class Aarch64Test < Minitest::Test
   def test_results_are_right_and_the_same_as_on_x86_64
     arm, = arm64("engines")
     x86, = x86_64("engines")
+    assert_equal %w[loaded loaded openssl openssl 0 0],
+                 x86.values_at("native_library", "libcrypto", "rsa.engine", "ec.engine", "stats.rsa_fallbacks", "stats.ec_fallbacks"),
+                 "the x86-64 run did not run on the x86-64 library and libcrypto"
     expected = {
       "same.rsa.jdk_verifies" => "true", "same.rsa.verifies" => "true", "same.rsa.verifies_tampered" => "false",
       "same.rsa.decrypts_pkcs1" => "true", "same.rsa.decrypts_oaep" => "true",

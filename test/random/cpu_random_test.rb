@@ -110,7 +110,7 @@ class CpuRandomTest < Minitest::Test
     # The last: a shared library that loads but has none of fast_random's functions (one of another version, say).
     [{ "FAST_RANDOM_HIDE_CPU_RANDOM" => "1" }, { "FAST_RANDOM_NATIVE_LIBRARY" => "/nonexistent/libfast_random.so" },
      { "FAST_RANDOM_NATIVE_LIBRARY" => __FILE__ },
-     { "FAST_RANDOM_NATIVE_LIBRARY" => File.join(ENV_JAVA["java.home"], "lib", "libzip.so") }].each do |env|
+     { "FAST_RANDOM_NATIVE_LIBRARY" => File.join(ENV_JAVA["java.home"], "lib", "libzip.so"), "FAST_RANDOM_HIDE_CPU_RANDOM" => nil }].each do |env|
       out, err, status = TestHelper.jruby(<<~RUBY, env: env)
         require "fast_random"
         ids = Array.new(8) { Thread.new { Array.new(1000) { SecureRandom.uuid } } }.flat_map(&:value)
@@ -127,6 +127,7 @@ class CpuRandomTest < Minitest::Test
       warnings = err.lines.grep(/fast_random:/)
       assert_equal 1, warnings.size, "exactly one warning with #{env.inspect}: #{err}"
       assert_match(/seeding from the OS only/, warnings.first)
+      assert_match(/does not match this fast_random's jar/, warnings.first) if env.values.first.end_with?("libzip.so")
     end
   end
 

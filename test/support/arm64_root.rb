@@ -47,6 +47,9 @@ module Arm64Root
     return "the root has no #{JAVA}" unless File.executable?(File.join(path, JAVA))
     return "running the root needs root (mount namespaces, chroot); this is uid #{Process.uid}" unless Process.uid.zero?
 
+    status = File.join(File.dirname(BINFMT), "status")
+    return "binfmt_misc is off (#{status}): bin/setup turns it on" unless File.file?(status) && File.read(status).start_with?("enabled")
+
     entry = File.file?(BINFMT) ? File.read(BINFMT) : ""
     return "binfmt_misc has no qemu-aarch64 entry (#{BINFMT}): bin/setup enables it" if entry.empty?
     return "binfmt_misc's qemu-aarch64 entry is disabled: bin/setup enables it" unless entry.start_with?("enabled")
@@ -54,6 +57,14 @@ module Arm64Root
       entry[/^flags: (\w*)/, 1].to_s.include?("F")
 
     nil
+  end
+
+  # A run's exit status in words, a timeout's included.
+  def describe(status)
+    case status.exitstatus
+    when 124, 137 then "#{status}: killed after #{TIMEOUT} s"
+    else status.to_s
+    end
   end
 
   # Runs +command+ (absolute paths of the root) on the emulated +cpu+, the
