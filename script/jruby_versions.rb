@@ -4,9 +4,9 @@
 # and the suite: its lists (FR_JRUBY_VERSIONS, FR_JRUBY_OLDER) and its
 # fr_jruby_version, which maps "10.0", "9.4.8" and the like to a release,
 # asked of env.sh itself, so that the versions are written in one place.
-module JRubyVersions
-  ENV_SH = File.expand_path("env.sh", __dir__)
+require_relative "env_sh"
 
+module JRubyVersions
   module_function
 
   # The releases bin/test runs every pass on, newest first.
@@ -18,11 +18,14 @@ module JRubyVersions
   # The release bin/jruby's --jruby runs for +name+ ("10.0" is 10.0.0.0), or nil.
   def full(name)
     @full ||= {}
-    @full.fetch(name) do
-      out = IO.popen(["bash", "-c", 'source "$0" && fr_jruby_version "$1"', ENV_SH, name], err: File::NULL, &:read)
-      @full[name] = $?.success? ? out.strip : nil
-    end
+    @full.fetch(name) { @full[name] = EnvSh.call("fr_jruby_version", name) }
   end
 
-  def list(variable) = File.read(ENV_SH)[/^#{variable}="([^"]*)"/, 1].to_s.split
+  # The jruby-complete jar of release +version+, downloaded first if it is
+  # not there (saying so on stderr); nil when the download failed.
+  def jar(version)
+    EnvSh.call("fr_fetch_jruby", version, err: $stderr) && EnvSh.call("fr_jruby_jar", version)
+  end
+
+  def list(variable) = EnvSh.variable(variable).split
 end

@@ -81,7 +81,7 @@ module TestRunner
 
     # One download at a time, before two lanes could start the same one.
     (plan.keys - Passes::NAMES).each do |version|
-      system("bash", "-c", '. "$1/script/env.sh" && fr_fetch_jruby "$2"', "fetch", ROOT, version) or abort "bin/test: no JRuby #{version}"
+      JRubyVersions.jar(version) or abort "bin/test: no JRuby #{version}"
     end
 
     FileUtils.mkdir_p(LOGS)
@@ -161,7 +161,7 @@ module TestRunner
 
     hint = files.any? { |d| (d.passes - Passes::ON_REQUEST).empty? } ? "; the aarch64 pass runs on request: --aarch64-jruby" : ""
     files.map { |d| "#{d.file} runs in #{d.passes.join(", ")}" }.join("; ") +
-      " (asked for #{Array(options[:passes] || Passes::DEFAULT).join(", ")}#{hint})"
+      " (asked for #{(Array(options[:passes] || Passes::DEFAULT) + options[:older]).join(", ")}#{hint})"
   end
 
   # {[pass, file] => seconds}: this machine's last measured times, over the

@@ -74,17 +74,10 @@ class Aarch64JRubyTest < Minitest::Test
     out
   end
 
-  def jruby_jar
-    out, status = Open3.capture2("bash", "-c", '. "$1/script/env.sh" && fr_fetch_jruby "$2" && fr_jruby_jar "$2"',
-                                 "env", Arm64Root::ROOT_CHECKOUT, JRUBY)
-    assert status.success?, "no jruby-complete #{JRUBY}"
-    out.strip
-  end
-
   def test_jruby_on_arm_signs_on_libcrypto_and_mri_agrees
     Dir.mktmpdir("fr-arm64-jruby-") do |keys|
       mri_rsa_signature = mri(MRI_KEYS, keys, MESSAGE)
-      jar = jruby_jar
+      jar = JRubyVersions.jar(JRUBY) or flunk "no jruby-complete #{JRUBY}"
       out, err, status = Arm64Root.run(Arm64Root::JAVA, "-XX:TieredStopAtLevel=1", "-jar", "/jruby/#{File.basename(jar)}",
                                        "-I#{Arm64Root::CHECKOUT}/lib", "-e", SCRIPT, "/keys", MESSAGE,
                                        mounts: { File.dirname(jar) => "/jruby", keys => "/keys" })

@@ -132,11 +132,7 @@ public final class NativeCheck {
     }
 
     private static void engines(String keyDir) throws Exception {
-        print("libcrypto", LibCrypto.load() ? "loaded" : LibCrypto.failure());
-        print("rsa.engine", RsaEngines.ENGINES.selected());
-        print("rsa.public_exponentiation", LibCrypto.publicExponentiation());
-        print("ec.engine", EcEngines.ENGINES.selected());
-        print("jca.installed", String.valueOf(JvmProvider.install(null)));
+        engineLines();
 
         KeyPair rsa = keyPair(keyDir, "rsa", "RSA");
         rsa(rsa);
@@ -151,23 +147,11 @@ public final class NativeCheck {
     }
 
     private static void rsa(KeyPair key) throws Exception {
-        // PKCS#1 v1.5 signatures are deterministic: the same bytes everywhere.
-        Signature signer = Signature.getInstance("SHA256withRSA");
-        signer.initSign(key.getPrivate());
-        signer.update(MESSAGE);
-        byte[] signature = signer.sign();
-        print("rsa.sign_provider", signer.getProvider().getName());
-        print("same.rsa.signature", hex(signature));
-        print("same.rsa.jdk_verifies", String.valueOf(jdkVerify("SHA256withRSA", "SunRsaSign", key.getPublic(), signature)));
-
-        Signature verifier = Signature.getInstance("SHA256withRSA");
-        verifier.initVerify(key.getPublic());
-        verifier.update(MESSAGE);
-        print("same.rsa.verifies", String.valueOf(verifier.verify(signature)));
+        byte[] signature = rsaSignature(key);
+        print("same.rsa.jdk_verifies", String.valueOf(verifies("SHA256withRSA", "SunRsaSign", key.getPublic(), MESSAGE, signature)));
+        print("same.rsa.verifies", String.valueOf(verifies("SHA256withRSA", null, key.getPublic(), MESSAGE, signature)));
         signature[7] ^= 1;
-        verifier.initVerify(key.getPublic());
-        verifier.update(MESSAGE);
-        print("same.rsa.verifies_tampered", String.valueOf(verifier.verify(signature)));
+        print("same.rsa.verifies_tampered", String.valueOf(verifies("SHA256withRSA", null, key.getPublic(), MESSAGE, signature)));
 
         // Encrypted by the JDK (random padding), decrypted by the library.
         for (String transformation : new String[] {"RSA/ECB/PKCS1Padding", "RSA/ECB/OAEPWithSHA-1AndMGF1Padding"}) {
@@ -210,32 +194,22 @@ public final class NativeCheck {
                 EcCurve.of(((ECPublicKey) key.getPublic()).getParams()))));
 
         // ECDSA is randomized: the JDK verifies the library's signature, the library the JDK's.
-        Signature signer = Signature.getInstance(algorithm);
-        signer.initSign(key.getPrivate());
-        signer.update(MESSAGE);
+        Signature signer = signing(algorithm, null, key.getPrivate());
         byte[] signature = signer.sign();
         print("ec." + curve + ".sign_provider", signer.getProvider().getName());
-        print("same.ec." + curve + ".jdk_verifies", String.valueOf(jdkVerify(algorithm, "SunEC", key.getPublic(), signature)));
+        print("same.ec." + curve + ".jdk_verifies", String.valueOf(verifies(algorithm, "SunEC", key.getPublic(), MESSAGE, signature)));
 
-        Signature jdk = Signature.getInstance(algorithm, "SunEC");
-        jdk.initSign(key.getPrivate());
-        jdk.update(MESSAGE);
-        byte[] jdkSignature = jdk.sign();
-        Signature verifier = Signature.getInstance(algorithm);
-        verifier.initVerify(key.getPublic());
-        verifier.update(MESSAGE);
-        print("same.ec." + curve + ".verifies_jdk_signature", String.valueOf(verifier.verify(jdkSignature)));
-        verifier.initVerify(key.getPublic());
-        verifier.update(Arrays.copyOf(MESSAGE, MESSAGE.length - 1));
-        print("same.ec." + curve + ".verifies_other_message", String.valueOf(verifier.verify(jdkSignature)));
+        byte[] jdkSignature = signing(algorithm, "SunEC", key.getPrivate()).sign();
+        print("same.ec." + curve + ".verifies_jdk_signature",
+                String.valueOf(verifies(algorithm, null, key.getPublic(), MESSAGE, jdkSignature)));
+        print("same.ec." + curve + ".verifies_other_message",
+                String.valueOf(verifies(algorithm, null, key.getPublic(), Arrays.copyOf(MESSAGE, MESSAGE.length - 1), jdkSignature)));
         if (curve.equals("p521")) {
             // A key that keeps verifying gets a verification table (ec_key.c) after 16 verifications on P-521.
             long before = EcKey.tableVerifications();
             int valid = 0;
             for (int i = 0; i < 40; i++) {
-                verifier.initVerify(key.getPublic());
-                verifier.update(MESSAGE);
-                if (verifier.verify(jdkSignature)) valid++;
+                if (verifies(algorithm, null, key.getPublic(), MESSAGE, jdkSignature)) valid++;
             }
             print("same.ec.p521.repeated_verifications", valid + " of 40");
             print("ec.p521.table_verifications", String.valueOf(EcKey.tableVerifications() - before));
@@ -259,9 +233,7 @@ public final class NativeCheck {
         ECPoint off = new ECPoint(pub.getW().getAffineX(), pub.getW().getAffineY().add(BigInteger.ONE));
         try {
             PublicKey offCurve = KeyFactory.getInstance("EC", "SunEC").generatePublic(new ECPublicKeySpec(off, pub.getParams()));
-            verifier.initVerify(offCurve);
-            verifier.update(MESSAGE);
-            print("same.ec." + curve + ".off_curve_key", "verified " + verifier.verify(jdkSignature));
+            print("same.ec." + curve + ".off_curve_key", "verified " + verifies(algorithm, null, offCurve, MESSAGE, jdkSignature));
         } catch (Exception e) {
             print("same.ec." + curve + ".off_curve_key", "refused " + e.getClass().getName());
         }
@@ -269,31 +241,48 @@ public final class NativeCheck {
 
     /** Without libcrypto: the library loads, the engines say why not, and the provider hands every call on. */
     private static void noLibCrypto(String keyDir) throws Exception {
-        print("libcrypto", LibCrypto.load() ? "loaded" : LibCrypto.failure());
-        print("rsa.engine", RsaEngines.ENGINES.selected());
-        print("rsa.openssl_problem", String.valueOf(RsaEngines.ENGINES.unavailableReason("openssl")));
-        print("ec.engine", EcEngines.ENGINES.selected());
-        print("jca.installed", String.valueOf(JvmProvider.install(null)));
-        KeyPair rsa = keyPair(keyDir, "rsa", "RSA");
-        Signature signer = Signature.getInstance("SHA256withRSA");
-        signer.initSign(rsa.getPrivate());
-        signer.update(MESSAGE);
-        byte[] signature = signer.sign();
-        print("rsa.sign_provider", signer.getProvider().getName());
-        print("same.rsa.signature", hex(signature));
+        engineLines();
+        rsaSignature(keyPair(keyDir, "rsa", "RSA"));
         KeyPair ec = keyPair(keyDir, "p256", "EC");
-        Signature ecSigner = Signature.getInstance("SHA256withECDSA");
-        ecSigner.initSign(ec.getPrivate());
-        ecSigner.update(MESSAGE);
-        print("same.ec.p256.jdk_verifies", String.valueOf(jdkVerify("SHA256withECDSA", "SunEC", ec.getPublic(), ecSigner.sign())));
+        byte[] signature = signing("SHA256withECDSA", null, ec.getPrivate()).sign();
+        print("same.ec.p256.jdk_verifies", String.valueOf(verifies("SHA256withECDSA", "SunEC", ec.getPublic(), MESSAGE, signature)));
         print("stats.rsa_openssl", counts(RsaStats.operations(), "openssl"));
         print("stats.ec_openssl", counts(EcStats.operations(), "openssl"));
     }
 
-    private static boolean jdkVerify(String algorithm, String provider, PublicKey key, byte[] signature) throws Exception {
-        Signature verifier = Signature.getInstance(algorithm, provider);
+    /** What serves RSA and EC here, and the JVM-wide provider installed (both modes that use the engines). */
+    private static void engineLines() {
+        print("libcrypto", LibCrypto.load() ? "loaded" : LibCrypto.failure());
+        print("rsa.engine", RsaEngines.ENGINES.selected());
+        print("rsa.openssl_problem", String.valueOf(RsaEngines.ENGINES.unavailableReason("openssl")));
+        print("rsa.public_exponentiation", String.valueOf(LibCrypto.publicExponentiation()));
+        print("ec.engine", EcEngines.ENGINES.selected());
+        print("jca.installed", String.valueOf(JvmProvider.install(null)));
+    }
+
+    /** The PKCS#1 v1.5 signature of MESSAGE by the provider the JVM picks (deterministic: the same bytes everywhere), printed. */
+    private static byte[] rsaSignature(KeyPair key) throws Exception {
+        Signature signer = signing("SHA256withRSA", null, key.getPrivate());
+        byte[] signature = signer.sign();
+        print("rsa.sign_provider", signer.getProvider().getName());
+        print("same.rsa.signature", hex(signature));
+        return signature;
+    }
+
+    /** A Signature of {@code provider} (null: the one the JVM picks, FastRandom when installed) with MESSAGE in it, ready to sign. */
+    private static Signature signing(String algorithm, String provider, PrivateKey key) throws Exception {
+        Signature signer = provider == null ? Signature.getInstance(algorithm) : Signature.getInstance(algorithm, provider);
+        signer.initSign(key);
+        signer.update(MESSAGE);
+        return signer;
+    }
+
+    /** Whether {@code signature} of {@code message} verifies with {@code key} on {@code provider} (null: the JVM's pick). */
+    private static boolean verifies(String algorithm, String provider, PublicKey key, byte[] message, byte[] signature)
+            throws Exception {
+        Signature verifier = provider == null ? Signature.getInstance(algorithm) : Signature.getInstance(algorithm, provider);
         verifier.initVerify(key);
-        verifier.update(MESSAGE);
+        verifier.update(message);
         return verifier.verify(signature);
     }
 

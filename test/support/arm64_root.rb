@@ -3,6 +3,7 @@
 require "open3"
 require "shellwords"
 require "tmpdir"
+require_relative "../../script/env_sh"
 
 # The ARM test bed: programs of the arm64 Debian root that bin/setup makes
 # (script/env.sh, fr_make_arm64_root), run on this x86-64 machine by
@@ -33,12 +34,7 @@ module Arm64Root
 
   # Where the root is (script/env.sh decides).
   def path
-    @path ||= begin
-      out, status = Open3.capture2("bash", "-c", '. "$1/script/env.sh" && fr_arm64_root', "env", ROOT_CHECKOUT)
-      raise "script/env.sh gave no arm64 root" unless status.success?
-
-      out.strip
-    end
+    @path ||= EnvSh.call("fr_arm64_root") or raise "script/env.sh gave no arm64 root"
   end
 
   # Why arm64 programs cannot run here (a sentence naming the fix), or nil.

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require "open3"
+require_relative "../../script/env_sh"
 
 # The Rails code the RequestId and MessageEncryptor tests
 # (test/integration/request_id_test.rb, message_encryptor_test.rb) run under
@@ -29,12 +29,7 @@ module RailsStack
   module_function
 
   def concurrent_ruby_dir
-    @concurrent_ruby_dir ||= begin
-      out, status = Open3.capture2("bash", "-c", ". script/env.sh && fr_concurrent_ruby_dir", chdir: ROOT)
-      raise "script/env.sh has no fr_concurrent_ruby_dir" unless status.success?
-
-      out.strip
-    end
+    @concurrent_ruby_dir ||= EnvSh.call("fr_concurrent_ruby_dir") or raise "script/env.sh has no fr_concurrent_ruby_dir"
   end
 
   # Why the stack cannot run here, or nil.
