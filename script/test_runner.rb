@@ -37,6 +37,10 @@ module TestRunner
   MEASURED = File.join(LOGS, "times.tsv")
   COMMITTED = File.join(ROOT, "test", "times.tsv")
   SUMMARY = /^(\d+) runs, (\d+) assertions, (\d+) failures, (\d+) errors, (\d+) skips/
+  # One minitest failure or error report, up to the next one or the summary.
+  FAILURE = /^ *\d+\) (?:Failure|Error):\n.*?(?=^ *\d+\) (?:Failure|Error):\n|^\d+ runs, |\z)/m
+  # Lines of each failure repeated at the very end, where a CI tail shows them.
+  FAILURE_LINES = 12
 
   # A job's share of the work: long enough that a JRuby's start (some 10 s)
   # is a small part of it, short enough that the two lanes end together.
@@ -341,9 +345,32 @@ module TestRunner
       puts "The #{slowest.size} slowest files:"
       slowest.each { |pass, file, seconds, tests| puts format("  %6.1f s  %-14s %s (%d tests)", seconds, pass, file, tests) }
       puts format("Wall time: %d min %02d s", wall / 60, wall % 60)
+      report_failures(jobs)
     end
     puts "#{passed} passed, #{failed} failed, #{skipped} skipped"
     failed.zero?
+  end
+
+  # What failed, again, after the summary tables: the head of each minitest
+  # failure (its test, file and line, message) and each job's problem, so
+  # that the end of a long log names them.
+  def report_failures(jobs)
+    lines = jobs.flat_map do |job|
+      where = "#{job.pass.name} job #{job.index} (#{job.log.delete_prefix("#{ROOT}/")})"
+      text = File.file?(job.log) ? File.binread(job.log).force_encoding(Encoding::UTF_8).scrub : ""
+      found = text.scan(FAILURE).map do |failure|
+        head = failure.lines.first(FAILURE_LINES).map(&:rstrip)
+        head.pop while head.last.empty?
+        ["#{where}: #{head.first.strip}", *head.drop(1).map { |line| "    #{line}" }]
+      end
+      found << ["#{where}: the run ended without a minitest summary"] unless job.counts
+      found << ["#{where}: #{job.problem}"] if job.problem
+      found.flatten
+    end
+    return if lines.empty?
+
+    puts "What failed:"
+    lines.each { |line| puts "  #{line}" }
   end
 
   def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)

@@ -72,4 +72,41 @@ class PassesTest < Minitest::Test
     assert_equal %w[aarch64], TestRunner.parse(%w[--pass 9.4.8.0 --aarch64-jruby])[:passes], "with that release alone"
     assert_equal %w[test/integration/aarch64_jruby_test.rb], Passes.plan.fetch("aarch64")
   end
+
+  # The end of a run (all a CI tail may show) names each failure again:
+  # the test, its file and line, the message, and a job that died.
+  def test_the_summary_names_what_failed
+    Dir.mktmpdir do |dir|
+      log = File.join(dir, "10.1-03.log")
+      File.write(log, <<~LOG)
+        ..F.E
+
+          1) Failure:
+        ArmTest#test_rndr [test/native/aarch64_test.rb:42]:
+        Expected true to be falsy.
+
+          2) Error:
+        FooTest#test_bar:
+        RuntimeError: boom \xff
+            test/foo_test.rb:3:in `block'
+
+        5 runs, 9 assertions, 1 failures, 1 errors, 0 skips
+      LOG
+      pass = Passes.find("10.1")
+      jobs = [TestRunner::Job.new(pass: pass, index: 3, log: log, counts: [5, 9, 1, 1, 0]),
+              TestRunner::Job.new(pass: pass, index: 4, log: File.join(dir, "none.log"), problem: "still running after 900 s: killed")]
+      out, = capture_io { TestRunner.report_failures(jobs) }
+      lines = out.lines(chomp: true)
+      assert_equal "What failed:", lines.first
+      assert_includes lines, "  10.1 job 3 (#{log}): 1) Failure:"
+      assert_includes lines, "      ArmTest#test_rndr [test/native/aarch64_test.rb:42]:"
+      assert_includes lines, "      Expected true to be falsy."
+      assert_includes lines, "      RuntimeError: boom \uFFFD"
+      assert_includes lines, "  10.1 job 4 (#{dir}/none.log): the run ended without a minitest summary"
+      assert_includes lines, "  10.1 job 4 (#{dir}/none.log): still running after 900 s: killed"
+      refute lines.any? { |line| line.strip.empty? || line.include?("5 runs") }, out
+    end
+    out, = capture_io { TestRunner.report_failures([]) }
+    assert_empty out, "nothing when nothing failed"
+  end
 end
