@@ -1,14 +1,14 @@
 /*
  * What the CPU offers fast_random, one implementation per architecture
  * (cpu_x86_64.c, cpu_aarch64.c; the Rakefile builds the one for its
- * target): its random number instructions, and AVX-512 IFMA.
+ * target): its random number instructions, and on x86_64 AVX-512 IFMA.
  *
  * The two random number instructions of each architecture play the same
  * roles: CPU_RANDOM_FAST is a DRBG the CPU reseeds itself (x86's RDRAND,
  * Arm's RNDR), CPU_RANDOM_SEED a conditioned entropy source reseeded for
  * every value (RDSEED, RNDRRS).
  *
- * Used by cpu_random.c (the fills) and modexp_ifma.c (IFMA).
+ * Used by cpu_random.c (the fills) and modexp_ifma.c (IFMA, x86_64 only).
  */
 #ifndef FAST_RANDOM_CPU_H
 #define FAST_RANDOM_CPU_H
@@ -31,7 +31,7 @@ int cpu_random_features(void);
  */
 int cpu_random_next(int feature, uint64_t *out);
 
-/* Whether this CPU and its OS run AVX-512 IFMA: never on aarch64. */
+/* Whether this CPU and its OS run AVX-512 IFMA (x86_64 only: aarch64 builds no IFMA code, see ifma_aarch64.c). */
 int cpu_has_ifma(void);
 
 #endif

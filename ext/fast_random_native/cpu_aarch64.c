@@ -1,7 +1,7 @@
 /*
  * aarch64's part of cpu.h: RNDR and RNDRRS (FEAT_RNG, Armv8.5), which the
- * kernel reports in AT_HWCAP2; most Arm CPUs today have neither. No IFMA:
- * RSA's private operation is OpenSSL's.
+ * kernel reports in AT_HWCAP2; most Arm CPUs today have neither. No IFMA
+ * (ifma_aarch64.c): every RSA operation is OpenSSL's.
  *
  * Both instructions are system register reads that set the flags to
  * 0b0100 (Z) when no value is ready; Arm's guidance is to try again.
@@ -49,10 +49,5 @@ int cpu_random_next(int feature, uint64_t *out)
         __asm__ volatile("yield");
     }
     *out = 0;
-    return 0;
-}
-
-int cpu_has_ifma(void)
-{
     return 0;
 }

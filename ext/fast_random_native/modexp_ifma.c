@@ -18,10 +18,11 @@
  * documented where it is: the public exponentiation's steps follow the
  * public exponent's bits.
  *
- * Built two ways. The shipped x86-64 library uses the intrinsics, and runs
- * only where cpu_has_ifma() says AVX512F and AVX512IFMA and the OS saves
- * the ZMM registers (elsewhere, aarch64 included, OpenSSL does RSA: see
- * rsa_crt.c). The constant-time test's build
+ * x86_64 only (aarch64 builds ifma_aarch64.c instead), two ways. The
+ * shipped x86-64 library uses the intrinsics, and runs only where
+ * cpu_has_ifma() says AVX512F and AVX512IFMA and the OS saves the ZMM
+ * registers (elsewhere OpenSSL does RSA: see rsa_crt.c). The constant-time
+ * test's build
  * (-DFAST_RANDOM_IFMA_STANDIN) replaces each intrinsic with a branch-free C
  * function of the same result, so valgrind, which cannot run AVX-512, runs
  * the same algorithm on any x86_64 CPU.
@@ -38,10 +39,10 @@
 #define LIMB_BITS 52
 #define LIMB_MASK ((UINT64_C(1) << LIMB_BITS) - 1)
 
-#if defined(FAST_RANDOM_IFMA_STANDIN) || !defined(__x86_64__)
+#ifdef FAST_RANDOM_IFMA_STANDIN
 /*
- * Stand-ins (and the code of CPUs other than x86_64, which never runs it):
- * one struct of eight lanes, each intrinsic as a loop over the lanes.
+ * Stand-ins (the test builds'): one struct of eight lanes, each intrinsic
+ * as a loop over the lanes.
  */
 typedef struct {
     uint64_t lane[8];
@@ -129,11 +130,7 @@ static inline vec v_or(vec a, vec b)
 
 int ifma_available(void)
 {
-#ifdef FAST_RANDOM_IFMA_STANDIN
     return 1;
-#else
-    return cpu_has_ifma(); /* 0: OpenSSL does all the work */
-#endif
 }
 
 static void clear_registers(void)

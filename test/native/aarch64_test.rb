@@ -163,4 +163,15 @@ class Aarch64Test < Minitest::Test
     warnings.each { |line| assert_match(/\Afast_random: .*libcrypto\.so\.3 could not be loaded/, line) }
     assert_equal warnings.uniq, warnings, "a warning repeated"
   end
+
+  # The x86-64-only AVX-512 IFMA code (modexp_ifma.c, rsa_crt.c,
+  # rsa_blinding.c) is not built into the aarch64 library, where it could
+  # never run: ifma_aarch64.c answers its headers there.
+  def test_the_aarch64_library_holds_no_ifma_code
+    symbols = ->(arch) { IO.popen(["nm", File.join(LIB, "linux-#{arch}/libfast_random.so")], &:read).split.uniq }
+    ifma_code = %w[ifma_mul ifma_exp_consttime ifma_exp_public rsa_crt_private rsa_crt_inverse]
+    assert_equal ifma_code, ifma_code & symbols.("x86_64"), "nm no longer finds the x86-64 library's IFMA code: update this test"
+    assert_empty ifma_code & symbols.("aarch64")
+    assert_includes symbols.("aarch64"), "ifma_available"
+  end
 end
