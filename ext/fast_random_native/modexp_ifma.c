@@ -22,10 +22,9 @@
  * shipped x86-64 library uses the intrinsics, and runs only where
  * cpu_has_ifma() says AVX512F and AVX512IFMA and the OS saves the ZMM
  * registers (elsewhere OpenSSL does RSA: see rsa_crt.c). The constant-time
- * test's build
- * (-DFAST_RANDOM_IFMA_STANDIN) replaces each intrinsic with a branch-free C
- * function of the same result, so valgrind, which cannot run AVX-512, runs
- * the same algorithm on any x86_64 CPU.
+ * test's build (-DFAST_RANDOM_IFMA_STANDIN) replaces each intrinsic with a
+ * branch-free C function of the same result, so valgrind, which cannot run
+ * AVX-512, runs the same algorithm on any x86_64 CPU.
  */
 #include "modexp_ifma.h"
 #include "cpu.h"
