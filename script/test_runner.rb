@@ -38,7 +38,7 @@ module TestRunner
   COMMITTED = File.join(ROOT, "test", "times.tsv")
   SUMMARY = /^(\d+) runs, (\d+) assertions, (\d+) failures, (\d+) errors, (\d+) skips/
   # One minitest failure or error report, up to the next one or the summary.
-  FAILURE = /^ *\d+\) (?:Failure|Error):\n.*?(?=^ *\d+\) (?:Failure|Error):\n|^\d+ runs, |\z)/m
+  FAILURE = /^ *\d+\) (?:Failure|Error):\n.*?(?=^ *\d+\) \w+:\n|^\d+ runs, |\z)/m
   # Lines of each failure repeated at the very end, where a CI tail shows them.
   FAILURE_LINES = 12
 
@@ -364,7 +364,8 @@ module TestRunner
         ["#{where}: #{head.first.strip}", *head.drop(1).map { |line| "    #{line}" }]
       end
       found << ["#{where}: the run ended without a minitest summary"] unless job.counts
-      found << ["#{where}: #{job.problem}"] if job.problem
+      # A job whose tests failed ends with status 1: that is no problem of its own.
+      found << ["#{where}: #{job.problem}"] if job.problem && (!job.counts || (job.counts[2] + job.counts[3]).zero?)
       found.flatten
     end
     return if lines.empty?

@@ -90,10 +90,14 @@ class PassesTest < Minitest::Test
         RuntimeError: boom \xff
             test/foo_test.rb:3:in `block'
 
+          3) Skipped:
+        FooTest#test_skipped [test/foo_test.rb:9]:
+        not here
+
         5 runs, 9 assertions, 1 failures, 1 errors, 0 skips
       LOG
       pass = Passes.find("10.1")
-      jobs = [TestRunner::Job.new(pass: pass, index: 3, log: log, counts: [5, 9, 1, 1, 0]),
+      jobs = [TestRunner::Job.new(pass: pass, index: 3, log: log, counts: [5, 9, 1, 1, 1], problem: "the JRuby ended with exit 1"),
               TestRunner::Job.new(pass: pass, index: 4, log: File.join(dir, "none.log"), problem: "still running after 900 s: killed")]
       out, = capture_io { TestRunner.report_failures(jobs) }
       lines = out.lines(chomp: true)
@@ -104,7 +108,8 @@ class PassesTest < Minitest::Test
       assert_includes lines, "      RuntimeError: boom \uFFFD"
       assert_includes lines, "  10.1 job 4 (#{dir}/none.log): the run ended without a minitest summary"
       assert_includes lines, "  10.1 job 4 (#{dir}/none.log): still running after 900 s: killed"
-      refute lines.any? { |line| line.strip.empty? || line.include?("5 runs") }, out
+      refute lines.any? { |line| line.strip.empty? || line.include?("5 runs") || line.include?("Skipped") }, out
+      refute lines.any? { |line| line.include?("exit 1") }, "a job whose tests failed did not die: #{out}"
     end
     out, = capture_io { TestRunner.report_failures([]) }
     assert_empty out, "nothing when nothing failed"
