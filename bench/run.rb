@@ -30,8 +30,9 @@ RAW = File.join(ROOT, "tmp/bench/raw")
 RESULTS = File.join(ROOT, "bench/results")
 PARTIAL_RESULTS = File.join(ROOT, "tmp/bench/results")
 JRUBIES = %w[10.1 9.4].freeze
-# Other supported releases can run side by side (--jruby 10.1,10.0): any
-# name bin/jruby's --jruby takes (script/env.sh's fr_jruby_version).
+# Other releases can run side by side (--jruby 10.1,10.0,9.4.12.0): any
+# name bin/jruby's --jruby takes (script/env.sh's fr_jruby_version), each
+# downloaded from Maven Central before the first run if it is not there.
 
 options = { quick: false, jrubies: JRUBIES, only: Bench::Plan::WORKLOADS, report_only: false }
 OptionParser.new do |o|
@@ -39,8 +40,11 @@ OptionParser.new do |o|
   o.on("--quick", "short runs for a smoke test (rough numbers)") { options[:quick] = true }
   o.on("--jruby LIST", Array, "JRuby versions to run (default: all)") do |list|
     unknown = list.reject { |name| JRubyVersions.full(name) }
-    abort "unknown JRuby #{unknown.join(", ")} (use 10.1, 10.0, 9.4 or one of: " \
+    abort "unknown JRuby #{unknown.join(", ")} (use 10.1, 10.0, 9.4 or a release, such as " \
           "#{(JRubyVersions.pinned + JRubyVersions.older).join(", ")})" unless unknown.empty?
+    # Fetched now, so that a release Maven Central does not have stops the run before it starts.
+    missing = list.reject { |name| JRubyVersions.jar(JRubyVersions.full(name)) }
+    abort "bin/bench: no JRuby #{missing.join(", ")} (above)" unless missing.empty?
     options[:jrubies] = list
   end
   o.on("--only LIST", Array, "workloads to run (default: all)") do |list|

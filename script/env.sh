@@ -4,13 +4,17 @@
 FR_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # The JRuby versions bin/test runs every pass on, newest first.
-FR_JRUBY_VERSIONS="10.1.0.0 9.4.15.0"
-FR_JRUBY_DEFAULT="10.1.0.0"
-# The other supported releases (README, "Supported versions"): the oldest 10.0
-# and 9.4 and a later patch of each. bin/test runs one pass on the first
-# (bin/setup fetches it); --all-jrubies runs the suite on all of them, and
-# bin/jruby fetches any of them on first use.
-FR_JRUBY_OLDER="10.0.0.0 10.0.2.0 9.4.14.0 9.4.8.0"
+FR_JRUBY_VERSIONS="10.1.1.0 9.4.15.0"
+FR_JRUBY_DEFAULT="10.1.1.0"
+# The other releases the suite runs on (README, "Supported versions"), one
+# for each jruby-openssl a JRuby bundles that the two above do not: 0.15.6
+# (10.1.0.0), 0.15.3 (10.0.0.0, the oldest JRuby 10), 0.15.4 (10.0.2.0 and
+# 9.4.14.0), 0.15.5 (10.0.4.0) and 0.15.0 (9.4.8.0, the oldest supported).
+# bin/test runs the hook files on the oldest 10.0 in every run (bin/setup
+# fetches it); --all-jrubies runs the suite on all of them. bin/jruby and
+# bin/bench take these and any other release on Maven Central, fetched on
+# first use.
+FR_JRUBY_OLDER="10.1.0.0 10.0.0.0 10.0.2.0 10.0.4.0 9.4.14.0 9.4.8.0"
 
 # Downloads live in Maven's local repository, outside the git tree.
 FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
@@ -65,29 +69,37 @@ FR_SERVLET_TEST_JARS="org.jruby.rack:jruby-rack:1.2.6 org.apache.tomcat.embed:to
 # What `rake quality` (bin/quality) adds: the dieharder battery and rngtest.
 FR_QUALITY_PACKAGES="dieharder rng-tools5"
 
-# Map "10.1", "10.0", "9.4", "9.4.8" or a full supported version to the full
-# version ("10.0" is the oldest 10.0, "9.4" the newest 9.4).
+# Map a name to a JRuby release: "10.1", "10.0" and "9.4" to the pinned
+# 10.1, the oldest 10.0 and the newest 9.4; a release of three numbers to
+# its first build ("9.4.8" is 9.4.8.0); a release of four numbers to
+# itself, listed here or not (fr_fetch_jruby downloads it on first use).
 fr_jruby_version() {
   case "$1" in
-    10.1) echo 10.1.0.0; return 0 ;;
+    10.1) echo "${FR_JRUBY_VERSIONS%% *}"; return 0 ;;
     10.0) echo 10.0.0.0; return 0 ;;
     9.4) echo 9.4.15.0; return 0 ;;
   esac
-  local v
-  for v in $FR_JRUBY_VERSIONS $FR_JRUBY_OLDER; do
-    if [ "$1" = "$v" ] || [ "$1.0" = "$v" ]; then echo "$v"; return 0; fi
-  done
-  echo "unknown JRuby version '$1' (use 10.1, 10.0, 9.4 or one of: $FR_JRUBY_VERSIONS $FR_JRUBY_OLDER)" >&2
+  if [[ "$1" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then echo "$1.0"; return 0; fi
+  if [[ "$1" =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]]; then echo "$1"; return 0; fi
+  echo "unknown JRuby version '$1' (use 10.1, 10.0, 9.4, or a release such as 9.4.12.0 or 10.0.3)" >&2
   return 1
 }
 
-# Downloads jruby-complete VERSION from Maven Central unless it is there.
+# Downloads jruby-complete VERSION from Maven Central unless it is there;
+# says which, when Maven Central has no such release.
 fr_fetch_jruby() {
-  local jar; jar="$(fr_jruby_jar "$1")"
+  local jar log; jar="$(fr_jruby_jar "$1")"
   [ -s "$jar" ] && return 0
   echo "fast_random: downloading jruby-complete $1 from Maven Central" >&2
-  mvn -q -B dependency:get -Dartifact="org.jruby:jruby-complete:$1" -Dtransitive=false >/dev/null
-  [ -s "$jar" ] || { echo "fast_random: the download of jruby-complete $1 failed" >&2; return 1; }
+  log="$(mvn -B dependency:get -Dartifact="org.jruby:jruby-complete:$1" -Dtransitive=false 2>&1)"
+  [ -s "$jar" ] && return 0
+  if grep -q "Could not find artifact org.jruby:jruby-complete" <<<"$log"; then
+    echo "fast_random: JRuby $1 is not a release on Maven Central (no org.jruby:jruby-complete:$1)" >&2
+  else
+    echo "fast_random: the download of jruby-complete $1 failed:" >&2
+    grep "ERROR" <<<"$log" | head -5 >&2
+  fi
+  return 1
 }
 
 fr_jruby_jar() {
@@ -107,14 +119,20 @@ fr_vendored_name() {
   echo "${rest%%:*}-${rest#*:}.jar"
 }
 
-# The JDK each JRuby runs on: JRuby 10 needs Java 21+, we use Temurin 25;
-# JRuby 9.4 runs on the distribution's Java 17.
+# Whether a release is JRuby 10 or later: those need Java 21+, and run on
+# Temurin 25 here; JRuby 9 runs on the distribution's Java 17.
+fr_jruby_on_jdk25() {
+  [ "${1%%.*}" -ge 10 ] 2>/dev/null
+}
+
+# The JDK each JRuby runs on (fr_jruby_on_jdk25).
 fr_java_home() {
   local candidates
-  case "$1" in
-    10.*) candidates="/usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/temurin-25-jdk /usr/lib/jvm/temurin-25*" ;;
-    9.4*) candidates="/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk*" ;;
-  esac
+  if fr_jruby_on_jdk25 "$1"; then
+    candidates="/usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/temurin-25-jdk /usr/lib/jvm/temurin-25*"
+  else
+    candidates="/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk*"
+  fi
   local dir
   for dir in $candidates; do
     if [ -x "$dir/bin/java" ]; then echo "$dir"; return 0; fi
@@ -134,7 +152,7 @@ fr_start_archive() {
   local java_home release suffix=jsa
   java_home="$(fr_java_home "$1")" || return 1
   release="$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"$/\1/p' "$java_home/release")"
-  case "$1" in 10.*) suffix=aot ;; esac
+  if fr_jruby_on_jdk25 "$1"; then suffix=aot; fi
   echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/start-archive/jruby-$1-java-${release:-unknown}.$suffix"
 }
 
@@ -143,10 +161,11 @@ fr_start_archive() {
 # silently (its cds and aot logs are off, so that no test sees a line of
 # them on stderr).
 fr_start_archive_options() { # version, archive, [write]
-  case "$1" in
-    10.*) if [ "${3:-}" = write ]; then echo "-XX:AOTCacheOutput=$2"; else echo "-XX:AOTCache=$2 -Xlog:aot*=off,cds*=off"; fi ;;
-    *) if [ "${3:-}" = write ]; then echo "-XX:ArchiveClassesAtExit=$2"; else echo "-XX:SharedArchiveFile=$2 -Xlog:cds*=off"; fi ;;
-  esac
+  if fr_jruby_on_jdk25 "$1"; then
+    if [ "${3:-}" = write ]; then echo "-XX:AOTCacheOutput=$2"; else echo "-XX:AOTCache=$2 -Xlog:aot*=off,cds*=off"; fi
+  else
+    if [ "${3:-}" = write ]; then echo "-XX:ArchiveClassesAtExit=$2"; else echo "-XX:SharedArchiveFile=$2 -Xlog:cds*=off"; fi
+  fi
 }
 
 # Where rake-compiler looks for jruby.jar (JRUBY_HOME/lib/jruby.jar): a small

@@ -158,11 +158,10 @@ module TestHelper
     [File.join(ROOT, "bin/jruby"), "--jruby", version, long ? "--start-archive" : "--quick-start"]
   end
 
-  # This JRuby's version when bin/jruby knows it (script/env.sh), else its
-  # family's pinned release (a file run on another JRuby by hand).
+  # This JRuby's release (bin/jruby runs any, fetching it first), or its
+  # family's pinned release for a build that is no release (a snapshot).
   def self.child_jruby
-    require_relative "../script/jruby_versions"
-    (JRubyVersions.pinned + JRubyVersions.older).include?(JRUBY_VERSION) ? JRUBY_VERSION : JRUBY_VERSION[/\A\d+\.\d+/]
+    JRUBY_VERSION.match?(/\A\d+(\.\d+){3}\z/) ? JRUBY_VERSION : JRUBY_VERSION[/\A\d+\.\d+/]
   end
 
   # Runs Ruby code in a fresh JRuby process (same version as this one) and

@@ -89,6 +89,11 @@ module FastRandom
     def stats
       {}
     end
+
+    # Nothing was put into OpenSSL, so there is nothing to give back.
+    def uninstall
+      nil
+    end
   end
   private_constant :InactiveEngine
 
@@ -100,5 +105,22 @@ module FastRandom
   module EC
     EngineUnavailableError = FastRandom::EngineUnavailableError
     extend InactiveEngine
+  end
+
+  # AES has no engines to choose; it answers as RSA and EC do otherwise.
+  module AES
+    class << self
+      def installed?
+        false
+      end
+
+      def stats
+        {}
+      end
+
+      def uninstall
+        nil
+      end
+    end
   end
 end

@@ -39,7 +39,9 @@ class MriInactiveTest < Minitest::Test
       "rdrand" => FastRandom.rdrand_available?, "problem" => FastRandom.rdrand_problem,
       "reseed" => FastRandom.reseed!, "rsa" => [FastRandom::RSA.engine, FastRandom::RSA.installed?, FastRandom::RSA.stats],
       "rsa_problem" => FastRandom::RSA.engine_problem(:gmp), "errors" => errors,
-      "ec" => [FastRandom::EC.engine, FastRandom::EC.installed?, FastRandom::EC.stats, FastRandom::EC.engine_problem(:openssl)]
+      "ec" => [FastRandom::EC.engine, FastRandom::EC.installed?, FastRandom::EC.stats, FastRandom::EC.engine_problem(:openssl)],
+      "aes" => [FastRandom::AES.installed?, FastRandom::AES.stats],
+      "uninstall" => [FastRandom::RSA.uninstall, FastRandom::EC.uninstall, FastRandom::AES.uninstall]
     )
   RUBY
 
@@ -51,6 +53,7 @@ class MriInactiveTest < Minitest::Test
     assert_match(/\Afast_random only works on JRuby \(this is ruby 3\.\d+\.\d+\)/, result["problem"])
     assert_equal [[nil, false, {}], result["problem"]], result.values_at("rsa", "rsa_problem")
     assert_equal [nil, false, {}, result["problem"]], result["ec"]
+    assert_equal [[false, {}], [nil, nil, nil]], result.values_at("aes", "uninstall")
     assert_equal [["FastRandom::BackendUnavailableError", "cannot use backend :drbg: #{result['problem']}"],
                   ["FastRandom::EngineUnavailableError", "cannot use RSA engine :gmp: #{result['problem']}"],
                   ["FastRandom::EngineUnavailableError", "cannot use EC engine :openssl: #{result['problem']}"]],
