@@ -178,7 +178,12 @@ class EcWycheproofTest < Minitest::Test
         # Where the release has no #derive, dh_compute_key takes the peer's point
         # alone, on our key's curve: a peer key on other parameters cannot be
         # refused (stock and fast_random agree, checked above).
-        when "invalid" then TestHelper.older_jruby_openssl? || (ours[i].is_a?(String) && ours[i] !~ /\A\h*\z/)
+        # A peer on the curve's own explicit parameters with the cofactor left
+        # out: jruby-openssl 0.16.2 reads it (0.16.0 refuses it), as MRI's
+        # OpenSSL does, as the named curve, and the secret is the right one.
+        when "invalid"
+          TestHelper.older_jruby_openssl? || (ours[i].is_a?(String) && ours[i] !~ /\A\h*\z/) ||
+            (test["flags"].include?("NoCofactor") && ours[i] == test["shared"])
         else true
         end
       end

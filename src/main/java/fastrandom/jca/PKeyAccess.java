@@ -24,6 +24,11 @@ public final class PKeyAccess {
 
     private PKeyAccess() {}
 
+    /** Whether objects of {@code type} have the two accessors (jruby-openssl's {@code PKey} subclasses do). */
+    public static boolean supports(Class<?> type) {
+        return ACCESSORS.get(type).length == 2;
+    }
+
     /** The object's private key, or null (no private key, or not a jruby-openssl key). */
     public static PrivateKey privateKey(Object pkey) {
         Object key = call(pkey, 0);

@@ -62,6 +62,16 @@ public final class ProviderHook {
         return capability.active && securityProvider(loader) instanceof JRubyOpenSslProvider;
     }
 
+    /**
+     * The BouncyCastle provider jruby-openssl uses when fast_random is not in
+     * the way: the one its {@code SecurityHelper} holds, or the one the
+     * provider fast_random put there wraps.
+     */
+    public static Provider bouncyCastle(ClassLoader loader) {
+        Provider current = securityProvider(loader);
+        return current instanceof JRubyOpenSslProvider ? ((JRubyOpenSslProvider) current).bouncyCastle() : current;
+    }
+
     private static Provider securityProvider(ClassLoader loader) {
         return (Provider) call(loader, "getSecurityProvider", new Class<?>[0]);
     }

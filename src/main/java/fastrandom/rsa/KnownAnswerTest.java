@@ -1,6 +1,7 @@
 package fastrandom.rsa;
 
 import java.math.BigInteger;
+import java.security.spec.RSAPrivateCrtKeySpec;
 
 /**
  * The known-answer test every RSA engine must pass before it is used: a
@@ -9,7 +10,7 @@ import java.math.BigInteger;
  * input^d mod n, computed with Ruby's Integer#pow and checked against MRI's
  * OpenSSL ({@code private_encrypt} with {@code NO_PADDING}).
  */
-final class KnownAnswerTest {
+public final class KnownAnswerTest {
     private static final String N = "c0cb84c0dc997c09d37d7b76cdfb6a6b0314dd8b72eefacf14a3b0bd3dfb26eb"
             + "c64c1982377301f7e8bdb8167e745695c62ed1bb694650163c92686163bfb2ba"
             + "5d32c33734f8035377d8eeed6bfe76a6027f240e088f6f26e277cb5c471e9917"
@@ -69,6 +70,11 @@ final class KnownAnswerTest {
     /** The fixed key (its identity a fresh object). */
     static RsaPrivateKey key() {
         return new RsaPrivateKey(hex(N), hex(E), hex(D), hex(P), hex(Q), hex(DP), hex(DQ), hex(QINV), new Object());
+    }
+
+    /** The fixed key as the JCA takes it (for the checks through jruby-openssl's API at load). */
+    public static RSAPrivateCrtKeySpec keySpec() {
+        return new RSAPrivateCrtKeySpec(hex(N), hex(E), hex(D), hex(P), hex(Q), hex(DP), hex(DQ), hex(QINV));
     }
 
     /** The input: a PKCS#1 v1.5 SHA-256 signature block. */

@@ -1,11 +1,17 @@
 package org.jruby.ext.fastrandom;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.function.Predicate;
+
+import org.jruby.RubyModule;
 
 /**
  * Tests: makes installing fast_random's methods into a jruby-openssl class
- * fail ({@link StockMethods#install}), as an incompatible release would. In
- * the test build's jar only (test/java, {@code rake test_builds}).
+ * fail ({@link StockMethods#install}), as an incompatible release would,
+ * and says which of a class's methods are fast_random's now. In the test
+ * build's jar only (test/java, {@code rake test_builds}).
  */
 public final class InstallFaults {
     private InstallFaults() {}
@@ -13,5 +19,13 @@ public final class InstallFaults {
     /** Installs into the classes {@code failing} accepts (by name, e.g. "OpenSSL::PKey::RSA") fail; null: none. */
     public static void set(Predicate<String> failing) {
         StockMethods.faults = failing;
+    }
+
+    /** The names of {@code target}'s methods fast_random's replace now, sorted (none before an install or after an undo). */
+    public static List<String> replaced(RubyModule target) {
+        StockMethods kept = StockMethods.of(target);
+        List<String> names = kept == null ? new ArrayList<>() : new ArrayList<>(kept.replacedNames());
+        Collections.sort(names);
+        return names;
     }
 }

@@ -55,11 +55,21 @@ public final class AesModule {
         return context.runtime.newBoolean(ProviderHook.installed(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.AES));
     }
 
-    /** Puts the AES ciphers into jruby-openssl (openssl must be loaded); the openssl hook calls it. */
+    /**
+     * Puts the AES ciphers into jruby-openssl, with fast_random's
+     * {@code Cipher#update} around jruby-openssl's ({@link CipherMethods}),
+     * whole or not at all, as {@link RsaModule#install}; openssl must be
+     * loaded. The openssl hook calls it.
+     */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
-        OpenSSLHook.refuseUnsupportedRelease(context);
-        ProviderHook.install(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.AES);
+        OpenSSLHook.refuseUnusable(context, JRubyOpenSsl.Capability.AES);
+        ClassLoader loader = context.runtime.getJRubyClassLoader();
+        ProviderHook.install(loader, ProviderHook.Capability.AES);
+        OpenSSLHook.completeOrUndo(context, JRubyOpenSsl.Capability.AES, () -> CipherMethods.install(context.runtime), () -> {
+            CipherMethods.uninstall(context.runtime);
+            ProviderHook.uninstall(loader, ProviderHook.Capability.AES);
+        });
         OpenSSLHook.installSucceeded(self);
         return context.tru;
     }

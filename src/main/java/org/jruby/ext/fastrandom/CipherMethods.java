@@ -29,6 +29,11 @@ public final class CipherMethods {
         StockMethods.install(cipher, CipherMethods.class, new String[] {"update"}, Collections.emptySet());
     }
 
+    /** Gives OpenSSL::Cipher jruby-openssl's own update back. */
+    static void uninstall(Ruby runtime) {
+        StockMethods.uninstall(runtime.getClassFromPath("OpenSSL::Cipher"));
+    }
+
     /** {@code update(data)} and {@code update(data, buffer)}: jruby-openssl's. */
     @JRubyMethod(name = "update", required = 1, optional = 1)
     public static IRubyObject update(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {

@@ -126,15 +126,14 @@ public final class EcModule {
      */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
-        OpenSSLHook.refuseUnsupportedRelease(context);
+        OpenSSLHook.refuseUnusable(context, JRubyOpenSsl.Capability.EC);
         ClassLoader loader = context.runtime.getJRubyClassLoader();
+        RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
         ProviderHook.install(loader, ProviderHook.Capability.EC);
-        try {
-            EcMethods.install(context.runtime.getClassFromPath("OpenSSL::PKey::EC"));
-        } catch (RuntimeException | LinkageError e) {
-            ProviderHook.uninstall(loader, ProviderHook.Capability.EC); // whole or not at all
-            throw e;
-        }
+        OpenSSLHook.completeOrUndo(context, JRubyOpenSsl.Capability.EC, () -> EcMethods.install(ecClass), () -> {
+            StockMethods.uninstall(ecClass);
+            ProviderHook.uninstall(loader, ProviderHook.Capability.EC);
+        });
         OpenSSLHook.installSucceeded(self);
         return context.tru;
     }

@@ -56,19 +56,27 @@ public final class KdfMethods {
 
     private KdfMethods() {}
 
-    /** Puts these methods on OpenSSL::PKCS5 and OpenSSL::KDF in place of jruby-openssl's, once; openssl must be loaded. */
+    /**
+     * Puts these methods on OpenSSL::PKCS5 and OpenSSL::KDF in place of
+     * jruby-openssl's, once, both or neither; openssl must be loaded and
+     * have them ({@link JRubyOpenSsl#require}).
+     */
     static void install(Ruby runtime) {
-        replace(runtime.getClassFromPath("OpenSSL::PKCS5"), Pkcs5.class, "pbkdf2_hmac", "pbkdf2_hmac_sha1");
-        replace(runtime.getClassFromPath("OpenSSL::KDF"), Kdf.class, "pbkdf2_hmac");
+        RubyModule pkcs5 = runtime.getClassFromPath("OpenSSL::PKCS5").getSingletonClass();
+        RubyModule kdf = runtime.getClassFromPath("OpenSSL::KDF").getSingletonClass();
+        StockMethods.install(pkcs5, Pkcs5.class, new String[] {"pbkdf2_hmac", "pbkdf2_hmac_sha1"}, Collections.emptySet());
+        try {
+            StockMethods.install(kdf, Kdf.class, new String[] {"pbkdf2_hmac"}, Collections.emptySet());
+        } catch (RuntimeException | LinkageError e) {
+            StockMethods.uninstall(pkcs5);
+            throw e;
+        }
     }
 
-    private static void replace(RubyModule module, Class<?> methods, String... names) {
-        for (String name : names) {
-            if (!module.getSingletonClass().getMethodLocation().getMethods().containsKey(name)) {
-                throw new IllegalStateException("jruby-openssl's " + module.getName() + " has no " + name);
-            }
-        }
-        StockMethods.install(module.getSingletonClass(), methods, names, Collections.emptySet());
+    /** Gives OpenSSL::PKCS5 and OpenSSL::KDF jruby-openssl's own methods back. */
+    static void uninstall(Ruby runtime) {
+        StockMethods.uninstall(runtime.getClassFromPath("OpenSSL::PKCS5").getSingletonClass());
+        StockMethods.uninstall(runtime.getClassFromPath("OpenSSL::KDF").getSingletonClass());
     }
 
     /** Calls jruby-openssl's own {@code name} on {@code module}, the method ours replaced. */

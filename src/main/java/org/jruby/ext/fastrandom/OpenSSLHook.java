@@ -13,7 +13,7 @@ import fastrandom.support.Diagnostics;
 
 /**
  * Points {@code OpenSSL::Random.random_bytes} at fast_random's generators
- * ({@link OpenSSLLibrary}), {@code OpenSSL::PKey::RSA} at its RSA engines
+ * ({@link OpenSSLRandomMethods}), {@code OpenSSL::PKey::RSA} at its RSA engines
  * ({@code FastRandom::RSA}), {@code OpenSSL::PKey::EC} at its EC engine
  * ({@code FastRandom::EC}), AES ciphers at the JDK's ({@code FastRandom::AES})
  * and PBKDF2 at the JDK's digests ({@link KdfMethods}),
@@ -48,9 +48,10 @@ public final class OpenSSLHook {
 
     /**
      * Installs fast_random's OpenSSL::Random methods, RSA, EC, AES and PBKDF2, once;
-     * false while openssl is not loaded. A failure to install RSA, EC or AES
-     * never fails the require that loaded openssl: that capability stays on
-     * jruby-openssl's code, with one warning.
+     * false while openssl is not loaded. Each capability goes in whole where
+     * this jruby-openssl has what it needs ({@link JRubyOpenSsl}), or stays
+     * jruby-openssl's with one warning saying why; nothing here fails the
+     * require that loaded openssl.
      */
     static synchronized boolean install(ThreadContext context, RubyModule fastRandom) {
         Ruby runtime = context.runtime;
@@ -58,29 +59,49 @@ public final class OpenSSLHook {
         if (!defined(runtime, "OpenSSL::PKey::RSA") || !defined(runtime, "OpenSSL::Random")) return false;
 
         fastRandom.setInternalVariable(INSTALLED, context.tru);
-        String unsupported = unsupportedRelease(runtime);
-        if (unsupported != null) {
+        String tooOld = JRubyOpenSsl.tooOld(runtime);
+        if (tooOld != null) {
             for (String capability : new String[] {"RSA", "EC", "AES"}) {
-                ((RubyModule) fastRandom.getConstant(capability)).setInternalVariable(INSTALL_PROBLEM, unsupported);
+                ((RubyModule) fastRandom.getConstant(capability)).setInternalVariable(INSTALL_PROBLEM, tooOld);
             }
-            Diagnostics.warnOnce(unsupported);
+            Diagnostics.warnOnce(tooOld);
             return true;
         }
-        new OpenSSLLibrary().load(runtime, false);
+        installRandom(context);
         installOrWarn(context, fastRandom, "RSA");
         installOrWarn(context, fastRandom, "EC");
         installOrWarn(context, fastRandom, "AES");
+        installPbkdf2(context);
+        return true;
+    }
+
+    /** OpenSSL::Random.random_bytes, and what jruby-openssl draws in Java ({@link OpenSSLRandomMethods}). */
+    private static void installRandom(ThreadContext context) {
         try {
-            CipherMethods.install(runtime);
-        } catch (RuntimeException | LinkageError e) {
-            Diagnostics.warn("OpenSSL::Cipher#update stays jruby-openssl's alone (wrapping it failed: " + e + ")");
+            JRubyOpenSsl.require(context.runtime, JRubyOpenSsl.Capability.RANDOM);
+        } catch (JRubyOpenSsl.Unusable e) {
+            Diagnostics.warn("OpenSSL::Random stays jruby-openssl's: " + e.getMessage());
+            return;
         }
+        OpenSSLRandomMethods.install(context);
+    }
+
+    private static void installPbkdf2(ThreadContext context) {
+        Ruby runtime = context.runtime;
         try {
+            JRubyOpenSsl.require(runtime, JRubyOpenSsl.Capability.PBKDF2);
             KdfMethods.install(runtime);
+            try {
+                JRubyOpenSsl.checkAtLoad(context, JRubyOpenSsl.Capability.PBKDF2);
+            } catch (RuntimeException e) {
+                KdfMethods.uninstall(runtime);
+                throw e;
+            }
+        } catch (JRubyOpenSsl.Unusable e) {
+            Diagnostics.warn("PBKDF2 stays on jruby-openssl's Java code: " + e.getMessage());
         } catch (RuntimeException | LinkageError e) {
             Diagnostics.warn("PBKDF2 stays on jruby-openssl's Java code (installing fast_random's failed: " + e + ")");
         }
-        return true;
     }
 
     private static void installOrWarn(ThreadContext context, RubyModule fastRandom, String capability) {
@@ -90,7 +111,14 @@ public final class OpenSSLHook {
             module.callMethod(context, "install"); // clears an earlier problem (installSucceeded)
             return;
         } catch (RaiseException e) {
-            why = e.getException().getMetaClass().getName() + ": " + e.getException().message(context).asJavaString();
+            String message = e.getException().message(context).asJavaString();
+            if (e.getException().getMetaClass().getName().equals("FastRandom::EngineUnavailableError")) {
+                // What this jruby-openssl lacks, or the check at load it failed: said as it is.
+                module.setInternalVariable(INSTALL_PROBLEM, message);
+                Diagnostics.warn(capability + " stays on jruby-openssl's Java code: " + message);
+                return;
+            }
+            why = e.getException().getMetaClass().getName() + ": " + message;
         } catch (RuntimeException | LinkageError e) {
             why = e.getClass().getName() + ": " + e.getMessage();
         }
@@ -101,55 +129,43 @@ public final class OpenSSLHook {
 
     /**
      * For RSA, EC and AES's {@code install}, before anything is put in: an
-     * EngineUnavailableError when the loaded jruby-openssl is not one
-     * fast_random supports, so that a call by hand cannot hook into a
-     * release the openssl hook left alone.
+     * EngineUnavailableError when the loaded jruby-openssl is older than
+     * fast_random supports or lacks what {@code capability} needs, so that a
+     * call by hand cannot hook into a release the openssl hook left alone.
      */
-    static void refuseUnsupportedRelease(ThreadContext context) {
-        String unsupported = unsupportedRelease(context.runtime);
-        if (unsupported != null) throw Errors.engineUnavailable(context, unsupported);
+    static void refuseUnusable(ThreadContext context, JRubyOpenSsl.Capability capability) {
+        String tooOld = JRubyOpenSsl.tooOld(context.runtime);
+        if (tooOld != null) throw Errors.engineUnavailable(context, tooOld);
+        try {
+            JRubyOpenSsl.require(context.runtime, capability);
+        } catch (JRubyOpenSsl.Unusable e) {
+            throw Errors.engineUnavailable(context, e.getMessage());
+        }
+    }
+
+    /**
+     * For RSA, EC and AES's {@code install}, once the capability is in:
+     * {@code step} (the rest of the install), then the checks at load
+     * ({@link JRubyOpenSsl#checkAtLoad}); when either fails, {@code undo}
+     * takes the capability out again, whole, and the failure goes on (an
+     * EngineUnavailableError saying why, for what this jruby-openssl lacks).
+     */
+    static void completeOrUndo(ThreadContext context, JRubyOpenSsl.Capability capability, Runnable step, Runnable undo) {
+        try {
+            step.run();
+            JRubyOpenSsl.checkAtLoad(context, capability);
+        } catch (JRubyOpenSsl.Unusable e) {
+            undo.run();
+            throw Errors.engineUnavailable(context, e.getMessage());
+        } catch (RuntimeException | LinkageError e) {
+            undo.run();
+            throw e;
+        }
     }
 
     /** For RSA, EC and AES's {@code install}, once it is whole: no install problem any more. */
     static void installSucceeded(IRubyObject capability) {
         ((RubyModule) capability).removeInternalVariable(INSTALL_PROBLEM);
-    }
-
-    /** The jruby-openssl releases fast_random supports (README, "Supported versions"), oldest and newest. */
-    static final int[] OLDEST_JRUBY_OPENSSL = {0, 15, 0};
-    static final int[] NEWEST_JRUBY_OPENSSL = {0, 16, 1};
-
-    /**
-     * Null when the loaded jruby-openssl ({@code JOpenSSL::VERSION}) is one
-     * fast_random supports, else what to say: outside the range nothing of
-     * jruby-openssl's is touched (its classes may differ in ways no feature
-     * test sees), and SecureRandom alone is fast_random's.
-     */
-    private static String unsupportedRelease(Ruby runtime) {
-        RubyModule jopenssl = runtime.getModule("JOpenSSL");
-        IRubyObject version = jopenssl == null ? null : jopenssl.getConstantAt("VERSION");
-        String text = version == null || version.isNil() ? "unknown" : version.asJavaString();
-        int[] parts = new int[3];
-        String[] words = text.split("\\.");
-        try {
-            for (int i = 0; i < parts.length; i++) parts[i] = i < words.length ? Integer.parseInt(words[i]) : 0;
-        } catch (NumberFormatException e) {
-            parts = null;
-        }
-        if (parts != null && compare(parts, OLDEST_JRUBY_OPENSSL) >= 0 && compare(parts, NEWEST_JRUBY_OPENSSL) <= 0) return null;
-        return "jruby-openssl " + text + " is not one fast_random supports (" + dotted(OLDEST_JRUBY_OPENSSL) + " to "
-                + dotted(NEWEST_JRUBY_OPENSSL) + "): RSA, EC, AES, PBKDF2 and OpenSSL::Random stay jruby-openssl's own";
-    }
-
-    private static int compare(int[] a, int[] b) {
-        for (int i = 0; i < a.length; i++) {
-            if (a[i] != b[i]) return Integer.compare(a[i], b[i]);
-        }
-        return 0;
-    }
-
-    private static String dotted(int[] version) {
-        return version[0] + "." + version[1] + "." + version[2];
     }
 
     /**

@@ -2,6 +2,7 @@ package org.jruby.ext.fastrandom;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
@@ -31,48 +32,67 @@ final class OpenSSLRandomHolder {
 
     /**
      * Puts fast_random's holder on the runtime's OpenSSL::Random; openssl must
-     * be loaded.
+     * be loaded. Every class, field and constructor is found before anything
+     * is set, so a jruby-openssl without one is left as it was. Returns what
+     * puts jruby-openssl's own sources back (nothing, when they were ours
+     * already).
      *
      * @throws ReflectiveOperationException when this jruby-openssl's holder is not the kind expected
      */
-    static void install(Ruby runtime) throws ReflectiveOperationException {
+    static Runnable install(Ruby runtime) throws ReflectiveOperationException {
         RubyModule random = runtime.getClassFromPath("OpenSSL::Random");
         Object current = random.dataGetStruct();
         if (current == null) throw new ClassNotFoundException("OpenSSL::Random holds no random source");
         if (current.getClass().getName().equals(SHARED_HOLDER) && field(current.getClass(), "secureRandom").get(current)
                 == GeneratorSecureRandom.OPENSSL) {
-            return; // already ours
+            return () -> { }; // already ours
         }
-        Class<?> shared = Class.forName(SHARED_HOLDER, true, current.getClass().getClassLoader());
+        ClassLoader openssl = current.getClass().getClassLoader();
+        Class<?> shared = Class.forName(SHARED_HOLDER, true, openssl);
         Constructor<?> constructor = shared.getDeclaredConstructor();
         constructor.setAccessible(true);
+        Field secureRandom = field(shared, "secureRandom");
+        Field plainRandom = field(shared, "plainRandom");
+        // The static generators, only where jruby-openssl's classes are this
+        // runtime's alone (its jar loaded by this runtime, as require
+        // "openssl" does): classes runtimes share must not keep one runtime's
+        // objects. BN.rand, rand_range and generate_prime's SecureRandom and
+        // pseudo_rand's Random, and the one that makes the IVs of PEM keys
+        // encrypted with a cipher.
+        Field[] statics = new Field[0];
+        if (openssl == runtime.getJRubyClassLoader()) {
+            Class<?> bn = Class.forName("org.jruby.ext.openssl.BN", true, openssl);
+            Class<?> pem = Class.forName("org.jruby.ext.openssl.x509store.PEMInputOutput", true, openssl);
+            statics = new Field[] {field(bn, "secureRandom"), field(bn, "random"), field(pem, "random")};
+        }
+        Object[] before = new Object[statics.length];
+        for (int i = 0; i < statics.length; i++) before[i] = statics[i].get(null);
+
         Object holder = constructor.newInstance();
-        field(shared, "secureRandom").set(holder, GeneratorSecureRandom.OPENSSL);
-        field(shared, "plainRandom").set(holder, GeneratorSecureRandom.OPENSSL);
+        secureRandom.set(holder, GeneratorSecureRandom.OPENSSL);
+        plainRandom.set(holder, GeneratorSecureRandom.OPENSSL);
+        for (Field field : statics) field.set(null, GeneratorSecureRandom.OPENSSL);
         random.dataWrapStruct(holder);
-        pointStatics(runtime, shared.getClassLoader());
+        Field[] set = statics;
+        return () -> {
+            random.dataWrapStruct(current);
+            try {
+                for (int i = 0; i < set.length; i++) set[i].set(null, before[i]);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e); // the same fields were set above
+            }
+        };
     }
 
-    /**
-     * The generators jruby-openssl keeps in static fields, made on first use:
-     * {@code BN.rand}, {@code rand_range} and {@code generate_prime}'s
-     * SecureRandom and {@code pseudo_rand}'s Random, and the one that makes
-     * the IVs of PEM keys encrypted with a cipher. Only where jruby-openssl's
-     * classes are this runtime's alone (its jar loaded by this runtime, as
-     * {@code require "openssl"} does): classes runtimes share must not keep
-     * one runtime's objects.
-     */
-    private static void pointStatics(Ruby runtime, ClassLoader openssl) throws ReflectiveOperationException {
-        if (openssl != runtime.getJRubyClassLoader()) return;
-        Class<?> bn = Class.forName("org.jruby.ext.openssl.BN", true, openssl);
-        field(bn, "secureRandom").set(null, GeneratorSecureRandom.OPENSSL);
-        field(bn, "random").set(null, GeneratorSecureRandom.OPENSSL);
-        Class<?> pem = Class.forName("org.jruby.ext.openssl.x509store.PEMInputOutput", true, openssl);
-        field(pem, "random").set(null, GeneratorSecureRandom.OPENSSL);
-    }
-
+    /** A field of jruby-openssl's, made settable: a static one only when not final. */
     private static Field field(Class<?> type, String name) throws NoSuchFieldException {
         Field field = type.getDeclaredField(name);
+        if (Modifier.isStatic(field.getModifiers()) && Modifier.isFinal(field.getModifiers())) {
+            throw new NoSuchFieldException(type.getName() + "." + name + " is final");
+        }
+        if (!field.getType().isAssignableFrom(GeneratorSecureRandom.class)) {
+            throw new NoSuchFieldException(type.getName() + "." + name + " is a " + field.getType().getName());
+        }
         field.setAccessible(true);
         return field;
     }

@@ -7,10 +7,11 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.random.Call;
+import fastrandom.support.Diagnostics;
 
 /**
  * {@code FastRandom::OpenSSLRandomMethods}, prepended to the singleton class
- * of {@code OpenSSL::Random} once jruby-openssl is loaded ({@link OpenSSLLibrary}), so
+ * of {@code OpenSSL::Random} once jruby-openssl is loaded ({@link #install}), so
  * {@code OpenSSL::Random.random_bytes} draws from the same generators as
  * SecureRandom. The length converts as MRI's NUM2INT does (Floats truncate,
  * to_int is honoured, RangeError beyond an int), which also spares
@@ -20,10 +21,32 @@ import fastrandom.random.Call;
 public final class OpenSSLRandomMethods {
     private OpenSSLRandomMethods() {}
 
-    static RubyModule define(Ruby runtime, RubyModule fastRandom) {
-        RubyModule methods = runtime.defineModuleUnder("OpenSSLRandomMethods", fastRandom);
+    /**
+     * Prepends these methods to OpenSSL::Random's singleton class and points
+     * what jruby-openssl draws itself at the same generators
+     * ({@link OpenSSLRandomHolder}); if this jruby-openssl's holder is not
+     * the kind expected, or (on a release the suite has not run on) its
+     * draws do not reach fast_random's generators, that stays stock's, with
+     * one warning. Openssl must be loaded ({@link OpenSSLHook}).
+     */
+    static void install(ThreadContext context) {
+        Ruby runtime = context.runtime;
+        RubyModule methods = runtime.defineModuleUnder("OpenSSLRandomMethods", runtime.getModule("FastRandom"));
         Bindings.define(methods, OpenSSLRandomMethods.class);
-        return methods;
+        runtime.getClassFromPath("OpenSSL::Random").getSingletonClass().prependModule(methods);
+        Runnable undo;
+        try {
+            undo = OpenSSLRandomHolder.install(runtime);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            Diagnostics.warn("Cipher#random_iv and random_key stay on jruby-openssl's SecureRandom (" + e + ")");
+            return;
+        }
+        try {
+            JRubyOpenSsl.checkAtLoad(context, JRubyOpenSsl.Capability.RANDOM);
+        } catch (JRubyOpenSsl.Unusable e) {
+            undo.run();
+            Diagnostics.warn("Cipher#random_iv and random_key stay on jruby-openssl's SecureRandom (" + e.getMessage() + ")");
+        }
     }
 
     @JRubyMethod(name = {"random_bytes", "pseudo_bytes"})

@@ -170,15 +170,14 @@ public final class RsaModule {
      */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
-        Ruby runtime = context.runtime;
-        OpenSSLHook.refuseUnsupportedRelease(context);
-        ProviderHook.install(runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
-        try {
-            RsaPssMethods.install(runtime.getClassFromPath("OpenSSL::PKey::RSA"));
-        } catch (RuntimeException | LinkageError e) {
-            ProviderHook.uninstall(runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
-            throw e;
-        }
+        OpenSSLHook.refuseUnusable(context, JRubyOpenSsl.Capability.RSA);
+        ClassLoader loader = context.runtime.getJRubyClassLoader();
+        RubyModule rsaClass = context.runtime.getClassFromPath("OpenSSL::PKey::RSA");
+        ProviderHook.install(loader, ProviderHook.Capability.RSA);
+        OpenSSLHook.completeOrUndo(context, JRubyOpenSsl.Capability.RSA, () -> RsaPssMethods.install(rsaClass), () -> {
+            StockMethods.uninstall(rsaClass);
+            ProviderHook.uninstall(loader, ProviderHook.Capability.RSA);
+        });
         OpenSSLHook.installSucceeded(self);
         return context.tru;
     }

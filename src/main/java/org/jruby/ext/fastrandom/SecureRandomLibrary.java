@@ -20,7 +20,7 @@ import fastrandom.rsa.GmpLibrary;
  * singleton class, and sets the OpenSSL hook ({@link OpenSSLHook}). All of it
  * Java, bound through populators generated at build time: only what every
  * program needs. {@code FastRandom::Generator}, the OpenSSL::Random methods
- * ({@link OpenSSLLibrary}), RSA ({@link RsaModule}) and EC ({@link EcModule})
+ * ({@link OpenSSLRandomMethods}), RSA ({@link RsaModule}) and EC ({@link EcModule})
  * load when first used. Every FAST_RANDOM_* setting is read here, once
  * ({@link Configuration}).
  */

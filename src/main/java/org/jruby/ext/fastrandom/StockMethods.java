@@ -38,9 +38,12 @@ final class StockMethods {
     static volatile Predicate<String> faults;
 
     private final Map<String, DynamicMethod> methods;
+    /** fast_random's methods put in their place, by name (not those redefined in Ruby, left as they were). */
+    private final Map<String, DynamicMethod> replacements;
 
-    private StockMethods(Map<String, DynamicMethod> methods) {
+    private StockMethods(Map<String, DynamicMethod> methods, Map<String, DynamicMethod> replacements) {
         this.methods = Collections.unmodifiableMap(methods);
+        this.replacements = Collections.unmodifiableMap(replacements);
     }
 
     /**
@@ -49,7 +52,9 @@ final class StockMethods {
      * {@code inheritable}, with the {@code @JRubyMethod} of that name in
      * {@code replacements}; once per class, whole or not at all. Returns the
      * names replaced. A method already redefined in Ruby (a polyfill loaded
-     * before us) stays as it is, for every call.
+     * before us) stays as it is, for every call. A Java method that takes
+     * calls the replacement does not (another number of arguments) leaves
+     * the class as it was: {@link JRubyOpenSsl.Unusable}.
      */
     static Set<String> install(RubyModule target, Class<?> replacements, String[] names, Set<String> inheritable) {
         Predicate<String> failing = faults;
@@ -76,25 +81,50 @@ final class StockMethods {
             for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
                 DynamicMethod replacement = scratch.getMethods().get(entry.getKey());
                 if (replacement == null) throw new IllegalStateException(replacements.getSimpleName() + " has no " + entry.getKey());
-                if (isJava(entry.getValue())) replaced.put(entry.getKey(), replacement); // else redefined in Ruby: left in place
+                if (!isJava(entry.getValue())) continue; // redefined in Ruby: left in place
+                if (!JRubyOpenSsl.takesTheCallsOf(replacement, entry.getValue())) {
+                    throw new JRubyOpenSsl.Unusable("jruby-openssl " + JRubyOpenSsl.version(target.getRuntime()) + "'s "
+                            + target.getName() + "#" + entry.getKey() + " takes " + JRubyOpenSsl.arity(entry.getValue())
+                            + " arguments, fast_random's " + JRubyOpenSsl.arity(replacement));
+                }
+                replaced.put(entry.getKey(), replacement);
             }
             // Recorded first: a replacement is called as soon as it is added, and calls the method it replaced.
-            target.getInternalVariables().setInternalVariable(KEPT, new StockMethods(stock));
+            StockMethods kept = new StockMethods(stock, replaced);
+            target.getInternalVariables().setInternalVariable(KEPT, kept);
             try {
                 for (Map.Entry<String, DynamicMethod> entry : replaced.entrySet()) {
                     entry.getValue().setImplementationClass(target);
                     location.addMethod(entry.getKey(), entry.getValue());
                 }
             } catch (RuntimeException e) { // a frozen class, say: jruby-openssl's own methods go back
-                for (String name : replaced.keySet()) {
-                    if (location.getMethods().get(name) == replaced.get(name)) location.getMethodsForWrite().put(name, stock.get(name));
-                }
-                location.invalidateCacheDescendants();
-                target.getInternalVariables().removeInternalVariable(KEPT);
+                kept.putBack(target);
                 throw e;
             }
             return Collections.unmodifiableSet(replaced.keySet());
         }
+    }
+
+    /**
+     * Gives {@code target} jruby-openssl's own methods back where fast_random's
+     * are still in place (one redefined since stays), and forgets them, so
+     * that a later {@link #install} starts again; nothing to do before one.
+     */
+    static void uninstall(RubyModule target) {
+        synchronized (target) {
+            StockMethods kept = of(target);
+            if (kept != null) kept.putBack(target);
+        }
+    }
+
+    private void putBack(RubyModule target) {
+        RubyModule location = target.getMethodLocation();
+        for (Map.Entry<String, DynamicMethod> entry : replacements.entrySet()) {
+            String name = entry.getKey();
+            if (location.getMethods().get(name) == entry.getValue()) location.getMethodsForWrite().put(name, methods.get(name));
+        }
+        location.invalidateCacheDescendants();
+        target.getInternalVariables().removeInternalVariable(KEPT);
     }
 
     /**
@@ -104,6 +134,11 @@ final class StockMethods {
      */
     static boolean isJava(DynamicMethod method) {
         return method.isNative();
+    }
+
+    /** The names of the methods fast_random's replaced (not those left redefined in Ruby). */
+    Set<String> replacedNames() {
+        return replacements.keySet();
     }
 
     /** The methods kept on {@code target}, or null before {@link #install}. */

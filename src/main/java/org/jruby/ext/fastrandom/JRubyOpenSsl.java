@@ -1,0 +1,267 @@
+package org.jruby.ext.fastrandom;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.security.Provider;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.jruby.Ruby;
+import org.jruby.RubyClass;
+import org.jruby.RubyModule;
+import org.jruby.internal.runtime.methods.DynamicMethod;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.jca.PKeyAccess;
+import fastrandom.jca.ProviderHook;
+
+/**
+ * What the loaded jruby-openssl is and has, which decides what fast_random
+ * puts into it ({@link OpenSSLHook}): not its version number, past the
+ * floor, but whether every class and method a capability replaces or calls
+ * is there with the shape it needs ({@link #require}), and, on a release
+ * the suite has not run on, whether the known-answer checks through
+ * jruby-openssl's own Ruby API pass ({@link OpenSSLChecks}). So a newer
+ * jruby-openssl gets the hooks as soon as it is out, when they hold on it,
+ * and stays stock with one warning naming what is missing when they do not.
+ */
+final class JRubyOpenSsl {
+    /** The oldest jruby-openssl fast_random hooks into (in JRuby 9.4.8.0; README, "Supported versions"). */
+    static final String OLDEST = "0.15.0";
+
+    /**
+     * The releases the suite runs on: those the JRubies of script/env.sh
+     * bundle, and 0.16.1 built from its tag (bin/test's jruby-openssl pass).
+     * Any other release (a newer one, or a gem between these) is checked at
+     * load ({@link OpenSSLChecks}).
+     */
+    static final Set<String> TESTED = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
+            "0.15.0", "0.15.3", "0.15.4", "0.15.5", "0.15.6", "0.16.0", "0.16.1", "0.16.2")));
+
+    private static final String SECURITY_HELPER = "org.jruby.ext.openssl.SecurityHelper";
+
+    /** What fast_random can put into jruby-openssl, each whole or not at all. */
+    enum Capability {
+        RSA("RSA"), EC("EC"), AES("AES"), PBKDF2("PBKDF2"), RANDOM("OpenSSL::Random");
+
+        final String label;
+
+        Capability(String label) {
+            this.label = label;
+        }
+    }
+
+    /** A jruby-openssl without what a capability needs, or failing its check at load: the capability stays stock. */
+    static final class Unusable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unusable(String message) {
+            super(message);
+        }
+    }
+
+    private JRubyOpenSsl() {}
+
+    /** {@code JOpenSSL::VERSION}, or "unknown". */
+    static String version(Ruby runtime) {
+        RubyModule jopenssl = runtime.getModule("JOpenSSL");
+        IRubyObject version = jopenssl == null ? null : jopenssl.getConstantAt("VERSION");
+        return version == null || version.isNil() ? "unknown" : version.toString();
+    }
+
+    /**
+     * Why nothing of this jruby-openssl is touched (a release older than
+     * {@link #OLDEST}), or null. A version that does not read as numbers
+     * passes: what it has decides, as for any release not tested.
+     */
+    static String tooOld(Ruby runtime) {
+        String version = version(runtime);
+        int[] parts = numbers(version);
+        if (parts == null || compare(parts, numbers(OLDEST)) >= 0) return null;
+        return "jruby-openssl " + version + " is older than fast_random supports (" + OLDEST
+                + " and later): RSA, EC, AES, PBKDF2 and OpenSSL::Random stay jruby-openssl's own";
+    }
+
+    /** Whether the suite runs on this release ({@link #TESTED}); any other is checked at load. */
+    static boolean tested(Ruby runtime) {
+        return TESTED.contains(version(runtime));
+    }
+
+    /**
+     * Throws {@link Unusable}, naming everything missing, unless this
+     * jruby-openssl has every class, method and Java member that
+     * {@code capability} replaces or calls; changes nothing.
+     */
+    static void require(Ruby runtime, Capability capability) {
+        Needs needs = new Needs(runtime);
+        switch (capability) {
+            case RSA:
+                needs.provider();
+                needs.instanceMethods("OpenSSL::PKey::RSA", "sign", "verify", "private_encrypt", "private_decrypt",
+                        "public_encrypt", "public_decrypt");
+                needs.javaKeys("OpenSSL::PKey::RSA");
+                break;
+            case EC:
+                needs.provider();
+                needs.instanceMethods("OpenSSL::PKey::EC", "sign", "verify", "dsa_sign_asn1", "dsa_verify_asn1", "dh_compute_key");
+                needs.javaKeys("OpenSSL::PKey::EC");
+                break;
+            case AES:
+                needs.provider();
+                needs.instanceMethods("OpenSSL::Cipher", "update", "final", "encrypt", "decrypt", "key=", "iv=", "auth_data=",
+                        "auth_tag", "auth_tag=");
+                break;
+            case PBKDF2:
+                needs.singletonMethods("OpenSSL::PKCS5", "pbkdf2_hmac", "pbkdf2_hmac_sha1");
+                needs.singletonMethods("OpenSSL::KDF", "pbkdf2_hmac");
+                break;
+            case RANDOM:
+                needs.module("OpenSSL::Random");
+                break;
+            default:
+                throw new IllegalArgumentException(capability.name());
+        }
+        needs.check(capability);
+    }
+
+    /**
+     * Runs the known-answer checks of {@code capability} through
+     * jruby-openssl's Ruby API when this release is not one the suite runs
+     * on; throws {@link Unusable} saying what failed. Call once the
+     * capability is installed, and take it out again when this throws.
+     */
+    static void checkAtLoad(ThreadContext context, Capability capability) {
+        if (tested(context.runtime)) return;
+        String failure;
+        try {
+            failure = OpenSSLChecks.run(context, capability);
+        } catch (RuntimeException e) { // a Ruby exception too: the check did not get its answer
+            failure = "it raised " + OpenSSLChecks.describe(context, e);
+        }
+        if (failure != null) {
+            throw new Unusable("jruby-openssl " + version(context.runtime) + ", a release fast_random was not tested on, failed "
+                    + "fast_random's " + capability.label + " check at load: " + failure);
+        }
+    }
+
+    /**
+     * Whether a replacement of signature {@code ours} takes every call that
+     * jruby-openssl's {@code stock} takes (each argument count it accepts).
+     */
+    static boolean takesTheCallsOf(DynamicMethod ours, DynamicMethod stock) {
+        org.jruby.runtime.Signature mine = ours.getSignature();
+        org.jruby.runtime.Signature theirs = stock.getSignature();
+        if (mine.required() > theirs.required()) return false;
+        if (mine.hasRest()) return true;
+        return !theirs.hasRest() && theirs.required() + theirs.opt() <= mine.required() + mine.opt();
+    }
+
+    /** The argument counts a method takes, for messages: "1", "1 to 2", "2 or more". */
+    static String arity(DynamicMethod method) {
+        org.jruby.runtime.Signature signature = method.getSignature();
+        int min = signature.required();
+        if (signature.hasRest()) return min + " or more";
+        int max = min + signature.opt();
+        return min == max ? Integer.toString(min) : min + " to " + max;
+    }
+
+    /** What one capability needs, gathered before anything is decided, so that the message lists all of it. */
+    private static final class Needs {
+        private final Ruby runtime;
+        private final List<String> missing = new ArrayList<>();
+
+        Needs(Ruby runtime) {
+            this.runtime = runtime;
+        }
+
+        /** SecurityHelper's provider, which fast_random's RSA, EC and AES wrap ({@link ProviderHook}). */
+        void provider() {
+            ClassLoader loader = runtime.getJRubyClassLoader();
+            try {
+                Class<?> helper = Class.forName(SECURITY_HELPER, true, loader);
+                Method get = helper.getMethod("getSecurityProvider");
+                Method set = helper.getMethod("setSecurityProvider", Provider.class);
+                if (!Modifier.isStatic(get.getModifiers()) || !Modifier.isStatic(set.getModifiers())
+                        || !Provider.class.isAssignableFrom(get.getReturnType())) {
+                    missing.add(SECURITY_HELPER + "'s static getSecurityProvider and setSecurityProvider(Provider)");
+                } else if (get.invoke(null) == null) {
+                    missing.add("a security provider in " + SECURITY_HELPER);
+                }
+            } catch (ReflectiveOperationException | LinkageError e) {
+                missing.add(SECURITY_HELPER + ".getSecurityProvider and setSecurityProvider(Provider)");
+            }
+        }
+
+        /** The module itself. */
+        RubyModule module(String path) {
+            if (!OpenSSLHook.defined(runtime, path)) {
+                missing.add(path);
+                return null;
+            }
+            return runtime.getClassFromPath(path);
+        }
+
+        /** Instance methods of {@code path}, defined there or inherited. */
+        void instanceMethods(String path, String... names) {
+            RubyModule module = module(path);
+            if (module == null) return;
+            for (String name : names) {
+                DynamicMethod method = module.searchMethod(name);
+                if (method == null || method.isUndefined()) missing.add(path + "#" + name);
+            }
+        }
+
+        /** Methods of {@code path}'s singleton class (module functions). */
+        void singletonMethods(String path, String... names) {
+            RubyModule module = module(path);
+            if (module == null) return;
+            for (String name : names) {
+                DynamicMethod method = module.getSingletonClass().searchMethod(name);
+                if (method == null || method.isUndefined()) missing.add(path + "." + name);
+            }
+        }
+
+        /** The JCA keys behind {@code path}'s objects, read through {@link PKeyAccess}. */
+        void javaKeys(String path) {
+            RubyModule module = module(path);
+            if (!(module instanceof RubyClass)) return;
+            Class<?> type;
+            try {
+                type = ((RubyClass) module).allocate().getClass();
+            } catch (RuntimeException e) {
+                missing.add(path + ".allocate");
+                return;
+            }
+            if (!PKeyAccess.supports(type)) missing.add(type.getName() + "#getPrivateKey and #getPublicKey");
+        }
+
+        void check(Capability capability) {
+            if (missing.isEmpty()) return;
+            throw new Unusable("jruby-openssl " + version(runtime) + " has no " + String.join(", ", missing)
+                    + ", which fast_random's " + capability.label + " needs");
+        }
+    }
+
+    private static int[] numbers(String version) {
+        String[] words = version.split("\\.");
+        int[] parts = new int[3];
+        try {
+            for (int i = 0; i < parts.length; i++) parts[i] = i < words.length ? Integer.parseInt(words[i]) : 0;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        return parts;
+    }
+
+    private static int compare(int[] a, int[] b) {
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] != b[i]) return Integer.compare(a[i], b[i]);
+        }
+        return 0;
+    }
+}
