@@ -93,7 +93,8 @@ fr_fetch_jruby() {
   echo "fast_random: downloading jruby-complete $1 from Maven Central" >&2
   log="$(mvn -B dependency:get -Dartifact="org.jruby:jruby-complete:$1" -Dtransitive=false 2>&1)"
   [ -s "$jar" ] && return 0
-  if grep -q "Could not find artifact org.jruby:jruby-complete" <<<"$log"; then
+  # Maven's words for it, the first time and once the miss is cached.
+  if grep -Eq "Could not find artifact org.jruby:jruby-complete|org.jruby:jruby-complete:jar:$1 was not found" <<<"$log"; then
     echo "fast_random: JRuby $1 is not a release on Maven Central (no org.jruby:jruby-complete:$1)" >&2
   else
     echo "fast_random: the download of jruby-complete $1 failed:" >&2
