@@ -65,23 +65,11 @@ module FastRandom
     end
   end
 
-  # fast_random's RSA and EC engines are for jruby-openssl; MRI's
-  # OpenSSL::PKey::RSA and ::EC are OpenSSL's own. Both modules answer for
-  # an engine not in use (FastRandom::RSA.engine_problem(:gmp), ...).
-  module InactiveEngine
-    def engine
-      nil
-    end
-
-    def engine=(name)
-      kind = self.name.split("::").last
-      raise self::EngineUnavailableError, "cannot use #{kind} engine #{name.inspect}: #{INACTIVE_REASON}"
-    end
-
-    def engine_problem(_name)
-      INACTIVE_REASON
-    end
-
+  # fast_random's RSA and EC engines, and its AES, are for jruby-openssl;
+  # MRI's OpenSSL::PKey::RSA, ::EC and OpenSSL::Cipher are OpenSSL's own.
+  # The modules answer for a capability not in use, RSA and EC also for an
+  # engine not in use (FastRandom::RSA.engine_problem(:gmp), ...).
+  module InactiveCapability
     def installed?
       false
     end
@@ -93,6 +81,24 @@ module FastRandom
     # Nothing was put into OpenSSL, so there is nothing to give back.
     def uninstall
       nil
+    end
+  end
+  private_constant :InactiveCapability
+
+  module InactiveEngine
+    include InactiveCapability
+
+    def engine
+      nil
+    end
+
+    def engine=(name)
+      kind = self.name.split("::").last
+      raise self::EngineUnavailableError, "cannot use #{kind} engine #{name.inspect}: #{INACTIVE_REASON}"
+    end
+
+    def engine_problem(_name)
+      INACTIVE_REASON
     end
   end
   private_constant :InactiveEngine
@@ -107,20 +113,7 @@ module FastRandom
     extend InactiveEngine
   end
 
-  # AES has no engines to choose; it answers as RSA and EC do otherwise.
   module AES
-    class << self
-      def installed?
-        false
-      end
-
-      def stats
-        {}
-      end
-
-      def uninstall
-        nil
-      end
-    end
+    extend InactiveCapability
   end
 end

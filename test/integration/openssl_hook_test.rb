@@ -103,6 +103,12 @@ class OpenSSLHookTest < Minitest::Test
                  [rsa_drawn == hooked::RSA.isActive, ec_drawn == hooked::EC.isActive, rsa_drawn, bn_drawn, range_drawn,
                   bn.num_bits.between?(250, 256), rsa.verify("SHA256", rsa.sign("SHA256", "m"), "m"),
                   ec.dsa_verify_asn1("d" * 32, ec.dsa_sign_asn1("d" * 32))]
+    return if Gem::Version.new(JOpenSSL::VERSION) < Gem::Version.new("0.16.2")
+
+    # jruby-openssl 0.16.2's OpenSSL::PKey.generate_key(key): a new key on an EC key's group, the same way.
+    params_drawn, from_params = drawn.() { OpenSSL::PKey.generate_key(ec) }
+    assert_equal [hooked::EC.isActive, "prime256v1", true],
+                 [params_drawn, from_params.group.curve_name, from_params.verify("SHA256", from_params.sign("SHA256", "m"), "m")]
   end
 
   def test_pseudo_bytes_and_odd_arguments

@@ -63,15 +63,8 @@ public final class AesModule {
      */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
-        OpenSSLHook.refuseUnusable(context, JRubyOpenSsl.Capability.AES);
-        ClassLoader loader = context.runtime.getJRubyClassLoader();
-        ProviderHook.install(loader, ProviderHook.Capability.AES);
-        OpenSSLHook.completeOrUndo(context, JRubyOpenSsl.Capability.AES, () -> CipherMethods.install(context.runtime), () -> {
-            CipherMethods.uninstall(context.runtime);
-            ProviderHook.uninstall(loader, ProviderHook.Capability.AES);
-        });
-        OpenSSLHook.installSucceeded(self);
-        return context.tru;
+        return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.AES, ProviderHook.Capability.AES,
+                "OpenSSL::Cipher", CipherMethods::install);
     }
 
     /** Gives jruby-openssl its own AES back (ciphers made before keep theirs). */

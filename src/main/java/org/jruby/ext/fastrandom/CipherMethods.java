@@ -23,15 +23,9 @@ public final class CipherMethods {
     private CipherMethods() {}
 
     /** Puts {@link #update} on OpenSSL::Cipher in place of jruby-openssl's, once; openssl must be loaded. */
-    static void install(Ruby runtime) {
-        RubyModule cipher = runtime.getClassFromPath("OpenSSL::Cipher");
+    static void install(RubyModule cipher) {
         if (!cipher.getMethodLocation().getMethods().containsKey("update")) throw new IllegalStateException("jruby-openssl's OpenSSL::Cipher has no update");
         StockMethods.install(cipher, CipherMethods.class, new String[] {"update"}, Collections.emptySet());
-    }
-
-    /** Gives OpenSSL::Cipher jruby-openssl's own update back. */
-    static void uninstall(Ruby runtime) {
-        StockMethods.uninstall(runtime.getClassFromPath("OpenSSL::Cipher"));
     }
 
     /** {@code update(data)} and {@code update(data, buffer)}: jruby-openssl's. */

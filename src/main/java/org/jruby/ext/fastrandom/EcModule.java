@@ -126,16 +126,8 @@ public final class EcModule {
      */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
-        OpenSSLHook.refuseUnusable(context, JRubyOpenSsl.Capability.EC);
-        ClassLoader loader = context.runtime.getJRubyClassLoader();
-        RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
-        ProviderHook.install(loader, ProviderHook.Capability.EC);
-        OpenSSLHook.completeOrUndo(context, JRubyOpenSsl.Capability.EC, () -> EcMethods.install(ecClass), () -> {
-            StockMethods.uninstall(ecClass);
-            ProviderHook.uninstall(loader, ProviderHook.Capability.EC);
-        });
-        OpenSSLHook.installSucceeded(self);
-        return context.tru;
+        return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.EC, ProviderHook.Capability.EC,
+                "OpenSSL::PKey::EC", EcMethods::install);
     }
 
     /** Gives jruby-openssl its own EC back (for comparisons; engine = :java is the usual switch). */

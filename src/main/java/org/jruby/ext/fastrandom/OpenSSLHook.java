@@ -1,5 +1,7 @@
 package org.jruby.ext.fastrandom;
 
+import java.util.function.Consumer;
+
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
 import org.jruby.anno.JRubyMethod;
@@ -9,6 +11,7 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jca.BouncyCastleRegistrar;
+import fastrandom.jca.ProviderHook;
 import fastrandom.support.Diagnostics;
 
 /**
@@ -108,7 +111,7 @@ public final class OpenSSLHook {
         RubyModule module = (RubyModule) fastRandom.getConstant(capability);
         String why;
         try {
-            module.callMethod(context, "install"); // clears an earlier problem (installSucceeded)
+            module.callMethod(context, "install"); // clears an earlier problem (installCapability)
             return;
         } catch (RaiseException e) {
             String message = e.getException().message(context).asJavaString();
@@ -128,12 +131,12 @@ public final class OpenSSLHook {
     }
 
     /**
-     * For RSA, EC and AES's {@code install}, before anything is put in: an
-     * EngineUnavailableError when the loaded jruby-openssl is older than
-     * fast_random supports or lacks what {@code capability} needs, so that a
-     * call by hand cannot hook into a release the openssl hook left alone.
+     * Before anything is put in: an EngineUnavailableError when the loaded
+     * jruby-openssl is older than fast_random supports or lacks what
+     * {@code capability} needs, so that a call by hand cannot hook into a
+     * release the openssl hook left alone.
      */
-    static void refuseUnusable(ThreadContext context, JRubyOpenSsl.Capability capability) {
+    private static void refuseUnusable(ThreadContext context, JRubyOpenSsl.Capability capability) {
         String tooOld = JRubyOpenSsl.tooOld(context.runtime);
         if (tooOld != null) throw Errors.engineUnavailable(context, tooOld);
         try {
@@ -144,28 +147,36 @@ public final class OpenSSLHook {
     }
 
     /**
-     * For RSA, EC and AES's {@code install}, once the capability is in:
-     * {@code step} (the rest of the install), then the checks at load
-     * ({@link JRubyOpenSsl#checkAtLoad}); when either fails, {@code undo}
-     * takes the capability out again, whole, and the failure goes on (an
-     * EngineUnavailableError saying why, for what this jruby-openssl lacks).
+     * RSA, EC and AES's {@code install}: puts {@code provided} into
+     * jruby-openssl's provider and fast_random's methods on
+     * {@code className} ({@code replaceMethods}, through
+     * {@link StockMethods}), then runs the checks at load
+     * ({@link JRubyOpenSsl#checkAtLoad}). Whole or not at all: refused
+     * before anything is put in when this jruby-openssl is too old or lacks
+     * what the capability needs, and taken out again, provider and methods,
+     * when a step or the check fails; either way an EngineUnavailableError
+     * saying why, or the step's own error.
      */
-    static void completeOrUndo(ThreadContext context, JRubyOpenSsl.Capability capability, Runnable step, Runnable undo) {
+    static IRubyObject installCapability(ThreadContext context, IRubyObject self, JRubyOpenSsl.Capability capability,
+                                         ProviderHook.Capability provided, String className, Consumer<RubyModule> replaceMethods) {
+        refuseUnusable(context, capability);
+        ClassLoader loader = context.runtime.getJRubyClassLoader();
+        RubyModule target = context.runtime.getClassFromPath(className);
+        ProviderHook.install(loader, provided);
         try {
-            step.run();
+            replaceMethods.accept(target);
             JRubyOpenSsl.checkAtLoad(context, capability);
         } catch (JRubyOpenSsl.Unusable e) {
-            undo.run();
+            StockMethods.uninstall(target);
+            ProviderHook.uninstall(loader, provided);
             throw Errors.engineUnavailable(context, e.getMessage());
         } catch (RuntimeException | LinkageError e) {
-            undo.run();
+            StockMethods.uninstall(target);
+            ProviderHook.uninstall(loader, provided);
             throw e;
         }
-    }
-
-    /** For RSA, EC and AES's {@code install}, once it is whole: no install problem any more. */
-    static void installSucceeded(IRubyObject capability) {
-        ((RubyModule) capability).removeInternalVariable(INSTALL_PROBLEM);
+        ((RubyModule) self).removeInternalVariable(INSTALL_PROBLEM);
+        return context.tru;
     }
 
     /**

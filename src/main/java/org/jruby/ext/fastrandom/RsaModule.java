@@ -170,16 +170,8 @@ public final class RsaModule {
      */
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
-        OpenSSLHook.refuseUnusable(context, JRubyOpenSsl.Capability.RSA);
-        ClassLoader loader = context.runtime.getJRubyClassLoader();
-        RubyModule rsaClass = context.runtime.getClassFromPath("OpenSSL::PKey::RSA");
-        ProviderHook.install(loader, ProviderHook.Capability.RSA);
-        OpenSSLHook.completeOrUndo(context, JRubyOpenSsl.Capability.RSA, () -> RsaPssMethods.install(rsaClass), () -> {
-            StockMethods.uninstall(rsaClass);
-            ProviderHook.uninstall(loader, ProviderHook.Capability.RSA);
-        });
-        OpenSSLHook.installSucceeded(self);
-        return context.tru;
+        return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.RSA, ProviderHook.Capability.RSA,
+                "OpenSSL::PKey::RSA", RsaPssMethods::install);
     }
 
     /**
