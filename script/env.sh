@@ -74,10 +74,12 @@ FR_QUALITY_PACKAGES="dieharder rng-tools5"
 # its first build ("9.4.8" is 9.4.8.0); a release of four numbers to
 # itself, listed here or not (fr_fetch_jruby downloads it on first use).
 fr_jruby_version() {
+  local v
   case "$1" in
-    10.1) echo "${FR_JRUBY_VERSIONS%% *}"; return 0 ;;
-    10.0) echo 10.0.0.0; return 0 ;;
-    9.4) echo 9.4.15.0; return 0 ;;
+    10.1|9.4) # the pinned one of that line
+      for v in $FR_JRUBY_VERSIONS; do [[ "$v" == "$1".* ]] && { echo "$v"; return 0; }; done ;;
+    10.0) # the oldest the suite runs on
+      for v in $FR_JRUBY_OLDER; do [[ "$v" == 10.0.0.* ]] && { echo "$v"; return 0; }; done ;;
   esac
   if [[ "$1" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then echo "$1.0"; return 0; fi
   if [[ "$1" =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]]; then echo "$1"; return 0; fi
@@ -91,14 +93,14 @@ fr_fetch_jruby() {
   local jar log; jar="$(fr_jruby_jar "$1")"
   [ -s "$jar" ] && return 0
   echo "fast_random: downloading jruby-complete $1 from Maven Central" >&2
-  log="$(mvn -B dependency:get -Dartifact="org.jruby:jruby-complete:$1" -Dtransitive=false 2>&1)"
+  log="$(mvn -B dependency:get -Dartifact="org.jruby:jruby-complete:$1" -Dtransitive=false 2>&1)" || true
   [ -s "$jar" ] && return 0
   # Maven's words for it, the first time and once the miss is cached.
   if grep -Eq "Could not find artifact org.jruby:jruby-complete|org.jruby:jruby-complete:jar:$1 was not found" <<<"$log"; then
     echo "fast_random: JRuby $1 is not a release on Maven Central (no org.jruby:jruby-complete:$1)" >&2
   else
     echo "fast_random: the download of jruby-complete $1 failed:" >&2
-    grep "ERROR" <<<"$log" | head -5 >&2
+    { grep "ERROR" <<<"$log" || tail -n 3 <<<"${log:-(mvn printed nothing)}"; } | head -5 >&2
   fi
   return 1
 }

@@ -82,6 +82,10 @@ module FastRandom
     def uninstall
       nil
     end
+
+    def install
+      raise FastRandom::EngineUnavailableError, "cannot install #{name.split("::").last}: #{INACTIVE_REASON}"
+    end
   end
   private_constant :InactiveCapability
 

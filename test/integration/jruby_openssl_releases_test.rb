@@ -4,6 +4,8 @@
 
 require_relative "../test_helper"
 require "json"
+require "open3"
+require "tmpdir"
 
 # fast_random hooks into a jruby-openssl by what it has, not by its version
 # number (README, "Supported versions"): a release newer than any the suite
@@ -18,15 +20,20 @@ require "json"
 # Ruby redefinitions in place). Each case in a fresh JRuby.
 class JRubyOpenSslReleasesTest < Minitest::Test
   # What is hooked, and whether the calls work and reach fast_random's code
-  # (counters read around the report's own calls, so the checks at load
-  # count for nothing here).
+  # (counters read around the report's own calls; "at_load", read right
+  # after the require, says whether the checks at load ran).
   REPORT = <<~'RUBY'
     require "fast_random"
     require "openssl"
     require "json"
     require TEST_JAR
     hooks = Java::OrgJrubyExtFastrandom::InstallFaults
-    ops = -> { [FastRandom::RSA.stats[:openssl].values.sum, FastRandom::EC.stats[:openssl].values.sum, FastRandom::AES.stats[:jdk]] }
+    ops = lambda do
+      [FastRandom::RSA.stats.values_at(:openssl, :gmp, :java).sum { |counts| counts.values.sum },
+       FastRandom::EC.stats.values_at(:openssl, :java).sum { |counts| counts.values.sum }, FastRandom::AES.stats[:jdk]]
+    end
+    at_load = ops.().map(&:positive?)
+    draws = -> { FastRandom.stats[:calls].values.sum { |kinds| kinds[:openssl] } }
     rsa = OpenSSL::PKey::RSA.new(1024)
     ec = OpenSSL::PKey::EC.generate("prime256v1")
     before = ops.()
@@ -34,19 +41,22 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     cipher = OpenSSL::Cipher.new("aes-256-gcm").encrypt
     cipher.key = "k" * 32
     cipher.iv = "i" * 12
-    works << ((cipher.update("m") + cipher.final).bytesize == 1)
+    works << (((cipher.update("m") + cipher.final).bytesize == 1) rescue $!.class.name)
     # fast_random's PBKDF2 raises MRI's KDFError for 0 iterations; jruby-openssl's gives a key of zeros.
     works << (OpenSSL::PKCS5.pbkdf2_hmac("p", "s", 0, 4, "sha256") rescue $!.class.name)
     after = ops.()
+    drawn = draws.()
+    cipher.random_iv
     replaced = [OpenSSL::PKey::RSA, OpenSSL::PKey::EC, OpenSSL::Cipher, OpenSSL::PKCS5.singleton_class,
                 OpenSSL::KDF.singleton_class].to_h { |target| [target.inspect, hooks.replaced(target).to_a] }
     puts JSON.generate(
-      "version" => JOpenSSL::VERSION, "works" => works, "native" => before.zip(after).map { |b, a| a > b },
-      "engines" => [FastRandom::RSA.engine, FastRandom::EC.engine].map(&:to_s),
+      "version" => JOpenSSL::VERSION, "works" => works, "served" => before.zip(after).map { |b, a| a > b },
+      "at_load" => at_load, "engines" => [FastRandom::RSA.engine, FastRandom::EC.engine].map(&:to_s),
       "installed" => [FastRandom::RSA.installed?, FastRandom::EC.installed?, FastRandom::AES.installed?],
       "problems" => [FastRandom::RSA.engine_problem(:openssl), FastRandom::EC.engine_problem(:openssl)],
-      "replaced" => replaced, "random" => OpenSSL::Random.method(:random_bytes).owner.to_s,
-      "provider" => %w[RSA EC AES].map { |name| Java::FastrandomJca::ProviderHook::Capability.valueOf(name).isActive }
+      "replaced" => replaced, "random" => OpenSSL::Random.method(:random_bytes).owner.to_s, "random_iv_drawn" => draws.() > drawn,
+      "derive_owner" => (OpenSSL::PKey::EC.instance_method(:derive).owner.to_s rescue nil),
+      "stock_derive_owner" => (STOCK_DERIVE_OWNER if defined?(STOCK_DERIVE_OWNER))
     )
   RUBY
 
@@ -72,75 +82,90 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     RUBY
   end
 
-  def test_this_jrubys_own_release_is_hooked_whole
+  def test_this_jrubys_own_release_is_hooked_whole_and_not_checked_at_load
     result, warnings = baseline
     assert_empty warnings
     native = TestHelper.native_library_expected?
-    assert_equal [[true, true, true, "OpenSSL::KDF::KDFError"], [true, true, true], [nil, nil]],
-                 result.values_at("works", "installed", "problems")
-    assert_equal [native, native, true], result["native"]
-    assert_equal [true, true, true], result["provider"]
+    assert_equal [[true, true, true, "OpenSSL::KDF::KDFError"], [true, true, true], [nil, nil], [false, false, false], true],
+                 result.values_at("works", "installed", "problems", "at_load", "random_iv_drawn")
+    assert_equal [true, true, true], result["served"]
+    assert_equal [native ? "openssl" : "java"] * 2, result["engines"] if TestHelper.libcrypto_expected? || !native
     assert_equal ["update"], result["replaced"]["OpenSSL::Cipher"]
     assert_equal %w[pbkdf2_hmac pbkdf2_hmac_sha1], result["replaced"]["#<Class:OpenSSL::PKCS5>"]
     assert_includes result["replaced"]["OpenSSL::PKey::EC"], "dsa_sign_asn1"
   end
 
   # Hooked exactly as the release it really is, after the checks at load
-  # (which run because the suite never ran on a 0.17.0), with no warning.
+  # (which run, and reach fast_random's engines, because the suite never
+  # ran on a 0.17.0), with no warning.
   def test_a_future_release_with_what_fast_random_needs_is_hooked_with_no_warning
     result, warnings = report(future_version)
     assert_empty warnings
-    assert_equal "0.17.0", result["version"]
-    assert_equal baseline[0].except("version"), result.except("version")
+    assert_equal ["0.17.0", [true, true, true]], result.values_at("version", "at_load")
+    assert_equal baseline[0].except("version", "at_load"), result.except("version", "at_load")
   end
 
-  # A method EC needs, and one PBKDF2 needs, gone: each of those stays
-  # jruby-openssl's, whole (none of its methods replaced, EC's provider
-  # services off), with one warning each naming the method; RSA, AES and
-  # OpenSSL::Random are hooked as ever.
+  # The method AES replaces and the one PBKDF2 replaces gone: each of those
+  # stays jruby-openssl's, whole (none of its methods replaced, AES's
+  # provider services off), with one warning each naming the method; RSA,
+  # EC and OpenSSL::Random are hooked and checked as ever.
   def test_a_release_without_a_method_fast_random_needs_leaves_that_capability_stock
     result, warnings = report(<<~RUBY)
       #{future_version}
       require "openssl"
-      OpenSSL::PKey::EC.send(:remove_method, :dsa_sign_asn1)
+      OpenSSL::Cipher.send(:remove_method, :update)
       OpenSSL::KDF.singleton_class.send(:remove_method, :pbkdf2_hmac)
     RUBY
-    ec_missing = "jruby-openssl 0.17.0 has no OpenSSL::PKey::EC#dsa_sign_asn1, which fast_random's EC needs"
-    assert_equal ["fast_random: EC stays on jruby-openssl's Java code: #{ec_missing}",
+    assert_equal ["fast_random: AES stays on jruby-openssl's Java code: jruby-openssl 0.17.0 has no OpenSSL::Cipher#update, " \
+                  "which fast_random's AES needs",
                   "fast_random: PBKDF2 stays on jruby-openssl's Java code: jruby-openssl 0.17.0 has no OpenSSL::KDF.pbkdf2_hmac, " \
                   "which fast_random's PBKDF2 needs"], warnings
     expected = baseline[0].merge(
-      "engines" => [baseline[0]["engines"][0], "java"], "installed" => [true, false, true],
-      "problems" => [nil, ec_missing], "provider" => [true, false, true],
-      "native" => [baseline[0]["native"][0], false, true],
-      "works" => [true, true, true, "\x00" * 4],
-      "replaced" => baseline[0]["replaced"].merge("OpenSSL::PKey::EC" => [], "#<Class:OpenSSL::PKCS5>" => [],
+      "installed" => [true, true, false], "at_load" => [true, true, false], "served" => [true, true, false],
+      "works" => [true, true, "NoMethodError", "\x00" * 4],
+      "replaced" => baseline[0]["replaced"].merge("OpenSSL::Cipher" => [], "#<Class:OpenSSL::PKCS5>" => [],
                                                   "#<Class:OpenSSL::KDF>" => [])
     )
     assert_equal expected.except("version"), result.except("version")
   end
 
-  # A release whose RSA gives a wrong answer (here a Ruby redefinition of
-  # private_encrypt, which fast_random leaves in place) fails RSA's check at
-  # load: RSA is taken out again whole (its provider services and every
-  # method it had replaced), with one warning saying what failed.
-  def test_a_release_failing_a_check_at_load_leaves_that_capability_stock
+  # A release whose RSA, EC and OpenSSL::Random give wrong answers (here Ruby
+  # redefinitions, which fast_random leaves in place, of private_encrypt,
+  # dh_compute_key and Cipher#random_key) fails those checks at load: RSA
+  # and EC are taken out again whole (provider services and every method
+  # they had replaced, EC's inherited #derive inherited again), and
+  # Cipher#random_iv draws from jruby-openssl's own source again; one
+  # warning each saying what failed. AES and PBKDF2 are hooked.
+  def test_a_release_failing_checks_at_load_leaves_those_capabilities_stock
     result, warnings = report(<<~RUBY)
       #{future_version}
       require "openssl"
+      STOCK_DERIVE_OWNER = (OpenSSL::PKey::EC.instance_method(:derive).owner.to_s rescue nil)
       OpenSSL::PKey::RSA.class_eval do
         alias_method :stock_private_encrypt, :private_encrypt
         def private_encrypt(*args) = stock_private_encrypt(*args).reverse
       end
+      OpenSSL::PKey::EC.class_eval do
+        alias_method :stock_dh_compute_key, :dh_compute_key
+        def dh_compute_key(*args) = stock_dh_compute_key(*args).reverse
+      end
+      OpenSSL::Cipher.class_eval do
+        alias_method :stock_random_key, :random_key
+        def random_key = stock_random_key[0, 15]
+      end
     RUBY
-    problem = "jruby-openssl 0.17.0, a release fast_random was not tested on, failed fast_random's RSA check at load: " \
-              "RSA#private_encrypt gave another answer than BouncyCastle"
-    assert_equal ["fast_random: RSA stays on jruby-openssl's Java code: #{problem}"], warnings
+    failed = ->(capability, what) { "jruby-openssl 0.17.0, a release fast_random was not tested on, failed fast_random's #{capability} check at load: #{what}" }
+    rsa_problem = failed.("RSA", "RSA#private_encrypt gave another answer than MRI")
+    ec_problem = failed.("EC", "EC#dh_compute_key gave another secret than MRI")
+    assert_equal ["fast_random: Cipher#random_iv and random_key stay on jruby-openssl's SecureRandom " \
+                  "(#{failed.("OpenSSL::Random", "Cipher#random_key gave a key of another length")})",
+                  "fast_random: RSA stays on jruby-openssl's Java code: #{rsa_problem}",
+                  "fast_random: EC stays on jruby-openssl's Java code: #{ec_problem}"], warnings
     expected = baseline[0].merge(
-      "engines" => ["java", baseline[0]["engines"][1]], "installed" => [false, true, true],
-      "problems" => [problem, nil], "provider" => [false, true, true],
-      "native" => [false, *baseline[0]["native"].drop(1)],
-      "replaced" => baseline[0]["replaced"].merge("OpenSSL::PKey::RSA" => [])
+      "engines" => %w[java java], "installed" => [false, false, true], "problems" => [rsa_problem, ec_problem],
+      "served" => [false, false, true], "at_load" => [true, true, true], "random_iv_drawn" => false,
+      "derive_owner" => result["stock_derive_owner"], "stock_derive_owner" => result["stock_derive_owner"],
+      "replaced" => baseline[0]["replaced"].merge("OpenSSL::PKey::RSA" => [], "OpenSSL::PKey::EC" => [])
     )
     assert_equal expected.except("version"), result.except("version")
   end
@@ -192,15 +217,76 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     assert_equal ["OpenSSL::PKey::PKey", true, false], ours["results"].values_at(0, 4, 5)
   end
 
+  # Two runtimes that share fast_random's classes (its jar on the JVM's
+  # class path, as in a servlet container's lib/) but each load their own
+  # jruby-openssl: one runtime's failed check takes RSA out of that runtime
+  # alone, in either order, and each reports what serves it.
+  SHARED_CLASSES = <<~'RUBY'
+    java_import "org.jruby.embed.ScriptingContainer"
+    java_import "org.jruby.embed.LocalContextScope"
+    failing = <<~CODE
+      require "jopenssl/version"
+      JOpenSSL.send(:remove_const, :VERSION)
+      JOpenSSL::VERSION = "0.17.0"
+      require "openssl"
+      OpenSSL::PKey::RSA.class_eval do
+        alias_method :stock_private_encrypt, :private_encrypt
+        def private_encrypt(*args) = stock_private_encrypt(*args).reverse
+      end
+      require "fast_random"
+    CODE
+    report = <<~CODE
+      key = OpenSSL::PKey::RSA.new(1024)
+      count = -> { FastRandom::RSA.stats.values_at(:openssl, :gmp, :java).sum { |c| c.values.sum } }
+      before = count.()
+      key.sign("SHA256", "m")
+      [FastRandom::RSA.installed?, FastRandom::RSA.engine.to_s, count.() > before,
+       Java::FastrandomJca::ProviderHook.java_class.class_loader == java.lang.ClassLoader.system_class_loader].inspect
+    CODE
+    results = [false, true].map do |failing_first|
+      runtimes = Array.new(2) do
+        ScriptingContainer.new(LocalContextScope::SINGLETHREAD).tap { |c| c.load_paths = [LIB] }
+      end
+      plain, broken = runtimes
+      (failing_first ? [[broken, failing], [plain, 'require "fast_random"; require "openssl"']]
+                     : [[plain, 'require "fast_random"; require "openssl"'], [broken, failing]]).each { |r, code| r.run_scriptlet(code) }
+      result = [plain.run_scriptlet(report), broken.run_scriptlet(report)]
+      runtimes.each(&:terminate)
+      result
+    end
+    puts results.inspect
+  RUBY
+
+  def test_a_failed_check_in_one_runtime_leaves_another_that_shares_fast_randoms_classes_alone
+    command = IO.popen([File.join(TestHelper::ROOT, "bin/jruby"), "--jruby", TestHelper.child_jruby, "--bare", "--print-command"],
+                       &:read).lines.map(&:chomp)
+    jar = command[command.index("-jar") + 1]
+    Dir.mktmpdir("fast_random-shared") do |dir|
+      # fast_random's classes name BouncyCastle's, so it goes on the class path too: the JRuby's own.
+      entry = IO.popen(["unzip", "-Z1", jar], &:read).lines.map(&:chomp).find { |e| e.match?(%r{/bcprov-jdk18on-[\d.]+\.jar\z}) }
+      system("unzip", "-q", "-j", "-o", jar, entry, "-d", dir, exception: true)
+      class_path = [jar, File.join(dir, File.basename(entry)), File.join(TestHelper::ROOT, "lib/fast_random/fast_random.jar")]
+      script = File.join(dir, "shared.rb")
+      File.write(script, "LIB = #{File.join(TestHelper::ROOT, "lib").dump}\n#{SHARED_CLASSES}")
+      out, err, status = Open3.capture3(*command[0...command.index("-jar")], "-cp", class_path.join(File::PATH_SEPARATOR),
+                                        "org.jruby.Main", script)
+      assert status.success?, err
+      require "openssl"
+      plain = [true, FastRandom::RSA.engine.to_s, true, true].inspect # this process's engine: the same settings
+      broken = '[false, "java", false, true]'
+      assert_equal [[plain, broken], [plain, broken]].inspect, out.lines.last.strip
+    end
+  end
+
   # Below the floor the number decides: nothing of jruby-openssl is touched,
   # with one warning; SecureRandom is fast_random's all the same.
   def test_a_release_older_than_the_floor_stays_stock
-    result, warnings = report(future_version("0.14.2"))
-    assert_equal ["fast_random: jruby-openssl 0.14.2 is older than fast_random supports (0.15.0 and later): " \
+    result, warnings = report(future_version("0.14.2-SNAPSHOT"))
+    assert_equal ["fast_random: jruby-openssl 0.14.2-SNAPSHOT is older than fast_random supports (0.15.0 and later): " \
                   "RSA, EC, AES, PBKDF2 and OpenSSL::Random stay jruby-openssl's own"], warnings
     assert_equal [[true, true, true, "\x00" * 4], [false, false, false], %w[java java], "#<Class:OpenSSL::Random>",
-                  [false, false, false], [false, false, false]],
-                 result.values_at("works", "native", "engines", "random", "installed", "provider")
+                  [false, false, false], false],
+                 result.values_at("works", "served", "engines", "random", "installed", "random_iv_drawn")
     assert_equal [[]] * 5, result["replaced"].values
     assert_match(/older than fast_random supports/, result["problems"][0])
   end

@@ -22,7 +22,7 @@ class MriInactiveTest < Minitest::Test
     require "fast_random"
     require "json"
     errors = [-> { FastRandom.backend = :drbg }, -> { FastRandom::RSA.engine = :gmp },
-              -> { FastRandom::EC.engine = :openssl }].map do |call|
+              -> { FastRandom::EC.engine = :openssl }, -> { FastRandom::AES.install }].map do |call|
       call.call
     rescue FastRandom::Error => e
       [e.class.name, e.message]
@@ -56,7 +56,8 @@ class MriInactiveTest < Minitest::Test
     assert_equal [[false, {}], [nil, nil, nil]], result.values_at("aes", "uninstall")
     assert_equal [["FastRandom::BackendUnavailableError", "cannot use backend :drbg: #{result['problem']}"],
                   ["FastRandom::EngineUnavailableError", "cannot use RSA engine :gmp: #{result['problem']}"],
-                  ["FastRandom::EngineUnavailableError", "cannot use EC engine :openssl: #{result['problem']}"]],
+                  ["FastRandom::EngineUnavailableError", "cannot use EC engine :openssl: #{result['problem']}"],
+                  ["FastRandom::EngineUnavailableError", "cannot install AES: #{result['problem']}"]],
                  result["errors"]
   end
 

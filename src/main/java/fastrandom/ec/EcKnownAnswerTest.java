@@ -19,20 +19,20 @@ import fastrandom.jni.EcKey;
  * that fails is left out of the engine ({@link OpenSslEcEngine#serves});
  * the others stay on it.
  */
-final class EcKnownAnswerTest {
-    /** One curve's vectors (hex). */
-    private static final class Vector {
-        final EcCurve curve;
-        final String digest;
-        final String d1;
-        final String q1x;
-        final String q1y;
-        final String d2;
-        final String q2x;
-        final String q2y;
-        final String r;
-        final String s;
-        final String secret;
+public final class EcKnownAnswerTest {
+    /** One curve's vectors (hex): two key pairs, MRI's signature (r, s) of the digest by key 1, their ECDH secret. */
+    public static final class Vector {
+        public final EcCurve curve;
+        public final String digest;
+        public final String d1;
+        public final String q1x;
+        public final String q1y;
+        public final String d2;
+        public final String q2x;
+        public final String q2y;
+        public final String r;
+        public final String s;
+        public final String secret;
 
         Vector(EcCurve curve, String digest, String d1, String q1x, String q1y, String d2, String q2x, String q2y,
                String r, String s, String secret) {
@@ -97,6 +97,14 @@ final class EcKnownAnswerTest {
     };
 
     private EcKnownAnswerTest() {}
+
+    /** P-256's vectors (for the checks through jruby-openssl's API at load). */
+    public static Vector p256() {
+        for (Vector vector : VECTORS) {
+            if (vector.curve == EcCurve.P256) return vector;
+        }
+        throw new IllegalStateException("no P-256 vectors");
+    }
 
     /** Every curve of {@link EcCurve}, each mapped to null when it passes, else to why not. */
     static Map<EcCurve, String> run() {

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import fastrandom.cipher.AesCipher;
@@ -39,6 +40,8 @@ public final class JRubyOpenSslProvider extends Provider {
 
     private final transient Provider bouncyCastle;
     private static final ProviderHook.Capability[] CAPABILITIES = ProviderHook.Capability.values();
+    /** The capabilities on, one bit each by ordinal ({@link ProviderHook} switches them). */
+    private final AtomicInteger active = new AtomicInteger();
     /** What each capability answers, by "type.ALGORITHM": our service, or NONE (BouncyCastle's then). */
     private final transient Map<ProviderHook.Capability, Map<String, Object>> ours = new EnumMap<>(ProviderHook.Capability.class);
     private static final Object NONE = new Object();
@@ -54,11 +57,25 @@ public final class JRubyOpenSslProvider extends Provider {
         return bouncyCastle;
     }
 
+    /** Whether jruby-openssl's operations of this kind go through fast_random now. */
+    public boolean isActive(ProviderHook.Capability capability) {
+        return (active.get() & (1 << capability.ordinal())) != 0;
+    }
+
+    void activate(ProviderHook.Capability capability, boolean on) {
+        int bit = 1 << capability.ordinal();
+        active.updateAndGet(bits -> on ? bits | bit : bits & ~bit);
+    }
+
+    boolean anyActive() {
+        return active.get() != 0;
+    }
+
     @Override
     public Service getService(String type, String algorithm) {
         String name = type + "." + algorithm.toUpperCase(Locale.ROOT);
         for (ProviderHook.Capability capability : CAPABILITIES) {
-            if (!capability.isActive()) continue;
+            if (!isActive(capability)) continue;
             Map<String, Object> answers = ours.get(capability);
             Object service = answers.get(name);
             if (service == null) {

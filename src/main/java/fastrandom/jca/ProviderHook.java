@@ -9,39 +9,39 @@ import java.security.Provider;
  * {@code SecurityHelper} holds, so swapping that provider for a
  * {@link JRubyOpenSslProvider} around it is the whole hook (no jruby-openssl code is
  * copied or patched). Each capability (RSA, EC, AES) is switched on and off on
- * its own: while one is off, the provider hands out BouncyCastle's own
- * services for it, exactly as stock. Called once openssl is loaded, never
+ * its own, on that provider: while one is off, it hands out BouncyCastle's
+ * own services for it, exactly as stock. So the switches belong to the
+ * jruby-openssl whose {@code SecurityHelper} holds the provider (each
+ * runtime's own, where each loads jruby-openssl), not to fast_random's
+ * classes, which runtimes may share. Called once openssl is loaded, never
  * before: the classes involved come with it.
  */
 public final class ProviderHook {
     private static final String SECURITY_HELPER = "org.jruby.ext.openssl.SecurityHelper";
 
     /** What the provider can take over. */
-    public enum Capability {
-        RSA, EC, AES;
-
-        private volatile boolean active;
-
-        /** Whether jruby-openssl's operations of this kind go through fast_random now. */
-        public boolean isActive() {
-            return active;
-        }
-    }
+    public enum Capability { RSA, EC, AES }
 
     private ProviderHook() {}
 
     /**
      * Routes jruby-openssl's operations of this capability through
      * fast_random's engines (whichever is selected at each operation),
-     * putting the provider in first if it is not there yet.
+     * putting the provider in first if it is not there yet. Returns that
+     * provider.
      */
-    public static synchronized void install(ClassLoader loader, Capability capability) {
+    public static synchronized JRubyOpenSslProvider install(ClassLoader loader, Capability capability) {
         Provider current = securityProvider(loader);
-        if (!(current instanceof JRubyOpenSslProvider)) {
+        JRubyOpenSslProvider ours;
+        if (current instanceof JRubyOpenSslProvider) {
+            ours = (JRubyOpenSslProvider) current;
+        } else {
             if (current == null) throw new IllegalStateException("jruby-openssl has no security provider to wrap");
-            setSecurityProvider(loader, new JRubyOpenSslProvider(current));
+            ours = new JRubyOpenSslProvider(current);
+            setSecurityProvider(loader, ours);
         }
-        capability.active = true;
+        ours.activate(capability, true);
+        return ours;
     }
 
     /**
@@ -49,17 +49,17 @@ public final class ProviderHook {
      * capability is left, jruby-openssl gets its own provider back.
      */
     public static synchronized void uninstall(ClassLoader loader, Capability capability) {
-        capability.active = false;
-        for (Capability other : Capability.values()) {
-            if (other.active) return;
-        }
         Provider current = securityProvider(loader);
-        if (current instanceof JRubyOpenSslProvider) setSecurityProvider(loader, ((JRubyOpenSslProvider) current).bouncyCastle());
+        if (!(current instanceof JRubyOpenSslProvider)) return;
+        JRubyOpenSslProvider ours = (JRubyOpenSslProvider) current;
+        ours.activate(capability, false);
+        if (!ours.anyActive()) setSecurityProvider(loader, ours.bouncyCastle());
     }
 
-    /** Whether the capability is active and jruby-openssl holds our provider. */
+    /** Whether jruby-openssl holds our provider with the capability on. */
     public static boolean installed(ClassLoader loader, Capability capability) {
-        return capability.active && securityProvider(loader) instanceof JRubyOpenSslProvider;
+        Provider current = securityProvider(loader);
+        return current instanceof JRubyOpenSslProvider && ((JRubyOpenSslProvider) current).isActive(capability);
     }
 
     /**

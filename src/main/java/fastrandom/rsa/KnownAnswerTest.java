@@ -78,12 +78,12 @@ public final class KnownAnswerTest {
     }
 
     /** The input: a PKCS#1 v1.5 SHA-256 signature block. */
-    static BigInteger input() {
+    public static BigInteger input() {
         return hex(INPUT);
     }
 
     /** input^d mod n. */
-    static BigInteger output() {
+    public static BigInteger output() {
         return hex(OUTPUT);
     }
 

@@ -29,7 +29,7 @@ public final class CipherMethods {
     }
 
     /** {@code update(data)} and {@code update(data, buffer)}: jruby-openssl's. */
-    @JRubyMethod(name = "update", required = 1, optional = 1)
+    @JRubyMethod(name = "update", rest = true) // any arity: jruby-openssl's method checks it
     public static IRubyObject update(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
         for (RubyClass type = self.getMetaClass().getRealClass(); type != null; type = type.getSuperClass()) {
             StockMethods stock = StockMethods.of(type);

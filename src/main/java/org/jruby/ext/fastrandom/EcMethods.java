@@ -50,7 +50,8 @@ import fastrandom.support.EngineRegistry;
  * method, so results, conversions and errors stay stock's. They replace
  * jruby-openssl's methods in place, as {@link RsaPssMethods} do (the same
  * reasons: later redefinitions, aliases and prepended modules behave as on
- * stock).
+ * stock). Each takes any number of arguments and hands a number it does
+ * not take to jruby-openssl's, whose arity then holds.
  */
 public final class EcMethods {
     private static final String[] NAMES = {"dsa_sign_asn1", "dsa_verify_asn1", "sign_raw", "verify_raw", "derive", "dh_compute_key"};
@@ -100,42 +101,55 @@ public final class EcMethods {
     /** Stock's ECDSA on BouncyCastle (jruby-openssl's own signer, which counts as java). */
     private static IRubyObject stockSignature(ThreadContext context, IRubyObject self, String name, EcStats.Operation operation,
                                               IRubyObject... args) {
-        if (active()) EcStats.count(EcEngines.JAVA, operation);
+        if (active(context)) EcStats.count(EcEngines.JAVA, operation);
         return stock(context, self, name, args);
     }
 
-    @JRubyMethod(name = "dsa_sign_asn1")
-    public static IRubyObject dsa_sign_asn1(ThreadContext context, IRubyObject self, IRubyObject data) {
+    @JRubyMethod(name = "dsa_sign_asn1", rest = true)
+    public static IRubyObject dsa_sign_asn1(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        if (args.length != 1) return stock(context, self, "dsa_sign_asn1", args);
+        IRubyObject data = args[0];
         IRubyObject signed = sign(context, self, data);
         return signed != null ? signed : stockSignature(context, self, "dsa_sign_asn1", EcStats.Operation.SIGN, data);
     }
 
     /** {@code sign_raw(digest, data)}: as stock, dsa_sign_asn1 of data (the digest name is not used). */
-    @JRubyMethod(name = "sign_raw")
-    public static IRubyObject sign_raw(ThreadContext context, IRubyObject self, IRubyObject digest, IRubyObject data) {
+    @JRubyMethod(name = "sign_raw", rest = true)
+    public static IRubyObject sign_raw(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        if (args.length != 2) return stock(context, self, "sign_raw", args);
+        IRubyObject digest = args[0];
+        IRubyObject data = args[1];
         IRubyObject signed = sign(context, self, data);
         return signed != null ? signed : stockSignature(context, self, "sign_raw", EcStats.Operation.SIGN, digest, data);
     }
 
-    @JRubyMethod(name = "dsa_verify_asn1")
-    public static IRubyObject dsa_verify_asn1(ThreadContext context, IRubyObject self, IRubyObject data, IRubyObject signature) {
+    @JRubyMethod(name = "dsa_verify_asn1", rest = true)
+    public static IRubyObject dsa_verify_asn1(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        if (args.length != 2) return stock(context, self, "dsa_verify_asn1", args);
+        IRubyObject data = args[0];
+        IRubyObject signature = args[1];
         Boolean valid = verify(context, self, data, signature);
         return valid != null ? context.runtime.newBoolean(valid)
                 : stockSignature(context, self, "dsa_verify_asn1", EcStats.Operation.VERIFY, data, signature);
     }
 
     /** {@code verify_raw(digest, signature, data)}: as stock, a malformed signature is false. */
-    @JRubyMethod(name = "verify_raw")
-    public static IRubyObject verify_raw(ThreadContext context, IRubyObject self, IRubyObject digest, IRubyObject signature,
-                                         IRubyObject data) {
+    @JRubyMethod(name = "verify_raw", rest = true)
+    public static IRubyObject verify_raw(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        if (args.length != 3) return stock(context, self, "verify_raw", args);
+        IRubyObject digest = args[0];
+        IRubyObject signature = args[1];
+        IRubyObject data = args[2];
         Boolean valid = verify(context, self, data, signature);
         return valid != null ? context.runtime.newBoolean(valid)
                 : stockSignature(context, self, "verify_raw", EcStats.Operation.VERIFY, digest, signature, data);
     }
 
     /** {@code derive(peer)}: the ECDH secret with a peer {@code OpenSSL::PKey::EC}. */
-    @JRubyMethod(name = "derive")
-    public static IRubyObject derive(ThreadContext context, IRubyObject self, IRubyObject peer) {
+    @JRubyMethod(name = "derive", rest = true)
+    public static IRubyObject derive(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        if (args.length != 1) return stock(context, self, "derive", args);
+        IRubyObject peer = args[0];
         PublicKey peerKey = peer instanceof org.jruby.RubyObject && isEcKey(context, peer) ? PKeyAccess.publicKey(peer) : null;
         ECPoint w = peerKey instanceof ECPublicKey ? ((ECPublicKey) peerKey).getW() : null;
         IRubyObject secret = w == null || w == ECPoint.POINT_INFINITY ? null
@@ -144,8 +158,10 @@ public final class EcMethods {
     }
 
     /** {@code dh_compute_key(point)}: the ECDH secret with a peer's {@code OpenSSL::PKey::EC::Point}. */
-    @JRubyMethod(name = "dh_compute_key")
-    public static IRubyObject dh_compute_key(ThreadContext context, IRubyObject self, IRubyObject point) {
+    @JRubyMethod(name = "dh_compute_key", rest = true)
+    public static IRubyObject dh_compute_key(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        if (args.length != 1) return stock(context, self, "dh_compute_key", args);
+        IRubyObject point = args[0];
         IRubyObject secret = null;
         Target target = point.isNil() ? null : target(self, true);
         if (target != null && point.getMetaClass().getRealClass() == context.runtime.getClassFromPath("OpenSSL::PKey::EC::Point")) {
@@ -239,8 +255,8 @@ public final class EcMethods {
         return context.runtime.getClassFromPath("OpenSSL::PKey::EC").isInstance(object);
     }
 
-    private static boolean active() {
-        return ProviderHook.Capability.EC.isActive() && EcEngines.current() != null;
+    private static boolean active(ThreadContext context) {
+        return OpenSSLHook.serving(context.runtime, "EC", ProviderHook.Capability.EC) && EcEngines.current() != null;
     }
 
     private static void warnFallback(EcEngineException e) {
@@ -249,7 +265,7 @@ public final class EcMethods {
 
     /** The key, its curve and the engine, when our engine takes the key (and serves its curve); else null. */
     private static Target target(IRubyObject self, boolean needPrivate) {
-        if (!ProviderHook.Capability.EC.isActive()) return null; // uninstalled: stock throughout
+        if (!OpenSSLHook.serving(self.getRuntime(), "EC", ProviderHook.Capability.EC)) return null; // uninstalled: stock throughout
         OpenSslEcEngine engine = EcEngines.current();
         if (engine == null) return null;
         if (needPrivate) {

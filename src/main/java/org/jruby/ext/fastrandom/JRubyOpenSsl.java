@@ -3,16 +3,18 @@ package org.jruby.ext.fastrandom;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.security.Provider;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.List;
+import java.util.LinkedHashSet;
 import java.util.Set;
 
 import org.jruby.Ruby;
 import org.jruby.RubyClass;
 import org.jruby.RubyModule;
+import org.jruby.exceptions.JumpException;
+import org.jruby.exceptions.RaiseException;
+import org.jruby.exceptions.Unrescuable;
 import org.jruby.internal.runtime.methods.DynamicMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
@@ -94,30 +96,30 @@ final class JRubyOpenSsl {
 
     /**
      * Throws {@link Unusable}, naming everything missing, unless this
-     * jruby-openssl has every class, method and Java member that
-     * {@code capability} replaces or calls; changes nothing.
+     * jruby-openssl has what {@code capability} cannot do without: the
+     * provider it wraps and the Java accessors of its keys (RSA, EC, AES),
+     * the method it replaces ({@code Cipher#update}, {@code KDF.pbkdf2_hmac}).
+     * Methods a release may or may not have are replaced where present and
+     * checked where present, never required; Ruby files loaded after
+     * jruby-openssl's Java classes (where a release may define methods in
+     * Ruby) are not looked at. Changes nothing.
      */
     static void require(Ruby runtime, Capability capability) {
         Needs needs = new Needs(runtime);
         switch (capability) {
             case RSA:
                 needs.provider();
-                needs.instanceMethods("OpenSSL::PKey::RSA", "sign", "verify", "private_encrypt", "private_decrypt",
-                        "public_encrypt", "public_decrypt");
                 needs.javaKeys("OpenSSL::PKey::RSA");
                 break;
             case EC:
                 needs.provider();
-                needs.instanceMethods("OpenSSL::PKey::EC", "sign", "verify", "dsa_sign_asn1", "dsa_verify_asn1", "dh_compute_key");
                 needs.javaKeys("OpenSSL::PKey::EC");
                 break;
             case AES:
                 needs.provider();
-                needs.instanceMethods("OpenSSL::Cipher", "update", "final", "encrypt", "decrypt", "key=", "iv=", "auth_data=",
-                        "auth_tag", "auth_tag=");
+                needs.instanceMethods("OpenSSL::Cipher", "update");
                 break;
             case PBKDF2:
-                needs.singletonMethods("OpenSSL::PKCS5", "pbkdf2_hmac", "pbkdf2_hmac_sha1");
                 needs.singletonMethods("OpenSSL::KDF", "pbkdf2_hmac");
                 break;
             case RANDOM:
@@ -132,15 +134,19 @@ final class JRubyOpenSsl {
     /**
      * Runs the known-answer checks of {@code capability} through
      * jruby-openssl's Ruby API when this release is not one the suite runs
-     * on; throws {@link Unusable} saying what failed. Call once the
-     * capability is installed, and take it out again when this throws.
+     * on; throws {@link Unusable} saying what failed (a wrong answer, or a
+     * StandardError or Java exception instead of one). Ruby's control flow
+     * (Interrupt, Thread#kill, throw) goes on as it is. Call once the
+     * capability is installed, and take it out again when this throws
+     * anything.
      */
     static void checkAtLoad(ThreadContext context, Capability capability) {
         if (tested(context.runtime)) return;
         String failure;
         try {
             failure = OpenSSLChecks.run(context, capability);
-        } catch (RuntimeException e) { // a Ruby exception too: the check did not get its answer
+        } catch (RuntimeException | LinkageError e) {
+            if (isControlFlow(context, e)) throw e;
             failure = "it raised " + OpenSSLChecks.describe(context, e);
         }
         if (failure != null) {
@@ -150,30 +156,21 @@ final class JRubyOpenSsl {
     }
 
     /**
-     * Whether a replacement of signature {@code ours} takes every call that
-     * jruby-openssl's {@code stock} takes (each argument count it accepts).
+     * Whether {@code e} is Ruby's control flow rather than a failure: a Ruby
+     * exception that is no StandardError (Interrupt, SystemExit), or a
+     * jump that is no exception (Thread#kill, throw, break).
      */
-    static boolean takesTheCallsOf(DynamicMethod ours, DynamicMethod stock) {
-        org.jruby.runtime.Signature mine = ours.getSignature();
-        org.jruby.runtime.Signature theirs = stock.getSignature();
-        if (mine.required() > theirs.required()) return false;
-        if (mine.hasRest()) return true;
-        return !theirs.hasRest() && theirs.required() + theirs.opt() <= mine.required() + mine.opt();
-    }
-
-    /** The argument counts a method takes, for messages: "1", "1 to 2", "2 or more". */
-    static String arity(DynamicMethod method) {
-        org.jruby.runtime.Signature signature = method.getSignature();
-        int min = signature.required();
-        if (signature.hasRest()) return min + " or more";
-        int max = min + signature.opt();
-        return min == max ? Integer.toString(min) : min + " to " + max;
+    static boolean isControlFlow(ThreadContext context, Throwable e) {
+        if (e instanceof RaiseException) {
+            return !context.runtime.getStandardError().isInstance(((RaiseException) e).getException());
+        }
+        return e instanceof JumpException || e instanceof Unrescuable;
     }
 
     /** What one capability needs, gathered before anything is decided, so that the message lists all of it. */
     private static final class Needs {
         private final Ruby runtime;
-        private final List<String> missing = new ArrayList<>();
+        private final Set<String> missing = new LinkedHashSet<>();
 
         Needs(Ruby runtime) {
             this.runtime = runtime;
@@ -190,7 +187,7 @@ final class JRubyOpenSsl {
                         || !Provider.class.isAssignableFrom(get.getReturnType())) {
                     missing.add(SECURITY_HELPER + "'s static getSecurityProvider and setSecurityProvider(Provider)");
                 } else if (get.invoke(null) == null) {
-                    missing.add("a security provider in " + SECURITY_HELPER);
+                    missing.add("provider in " + SECURITY_HELPER);
                 }
             } catch (ReflectiveOperationException | LinkageError e) {
                 missing.add(SECURITY_HELPER + ".getSecurityProvider and setSecurityProvider(Provider)");
@@ -247,12 +244,18 @@ final class JRubyOpenSsl {
         }
     }
 
+    /**
+     * The first three numbers of a version, each read up to its first
+     * non-digit ("0.14.0-SNAPSHOT" is 0.14.0, "0.16.3.dev" 0.16.3), or null
+     * when it does not start with a number.
+     */
     private static int[] numbers(String version) {
-        String[] words = version.split("\\.");
+        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\\A(\\d+)(?:\\.(\\d+))?(?:\\.(\\d+))?").matcher(version);
+        if (!matcher.find()) return null;
         int[] parts = new int[3];
         try {
-            for (int i = 0; i < parts.length; i++) parts[i] = i < words.length ? Integer.parseInt(words[i]) : 0;
-        } catch (NumberFormatException e) {
+            for (int i = 0; i < parts.length; i++) parts[i] = matcher.group(i + 1) == null ? 0 : Integer.parseInt(matcher.group(i + 1));
+        } catch (NumberFormatException e) { // more digits than an int
             return null;
         }
         return parts;

@@ -1,28 +1,24 @@
 package org.jruby.ext.fastrandom;
 
+import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
-import java.security.PrivateKey;
+import java.security.MessageDigest;
 import java.security.Provider;
 import java.security.PublicKey;
 import java.security.Signature;
-import java.security.interfaces.ECPrivateKey;
-import java.security.interfaces.ECPublicKey;
-import java.security.interfaces.RSAPrivateCrtKey;
-import java.security.spec.ECGenParameterSpec;
 import java.security.spec.MGF1ParameterSpec;
 import java.security.spec.PSSParameterSpec;
 import java.security.spec.RSAPrivateCrtKeySpec;
 import java.security.spec.RSAPublicKeySpec;
+import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
-import java.util.Map;
+import java.util.Collections;
+import java.util.Set;
 
 import javax.crypto.Cipher;
-import javax.crypto.KeyAgreement;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -32,13 +28,14 @@ import org.jruby.RubyHash;
 import org.jruby.RubyModule;
 import org.jruby.RubyString;
 import org.jruby.exceptions.RaiseException;
+import org.jruby.internal.runtime.methods.DynamicMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 import org.jruby.util.ByteList;
 
 import fastrandom.cipher.AesCipher;
+import fastrandom.ec.EcKnownAnswerTest;
 import fastrandom.ec.EcStats;
-import fastrandom.jca.PKeyAccess;
 import fastrandom.jca.ProviderHook;
 import fastrandom.random.Backend;
 import fastrandom.random.Call;
@@ -50,44 +47,48 @@ import fastrandom.rsa.RsaStats;
  * The known-answer checks a capability passes, once installed, before a
  * jruby-openssl the suite has not run on keeps it ({@link JRubyOpenSsl#checkAtLoad}):
  * each calls jruby-openssl's own Ruby methods, as an application does, and
- * compares what comes back through fast_random with what jruby-openssl's
- * own BouncyCastle provider (stock's code) or its own replaced method gives
- * for the same input; randomized answers (ECDSA, PSS, RSA encryption) are
- * checked each way, one side made by BouncyCastle. A check also fails when
- * the calls did not reach fast_random (its counters did not move): then
- * the hook would report engines that serve nothing. Each returns null when
- * all holds, else what failed; they run at {@code require "openssl"}, a
- * few milliseconds each, and never on a release the suite tested.
+ * compares what comes back through fast_random with an answer made
+ * elsewhere: MRI's (the RSA and P-256 known answers of the engines'
+ * self-tests), BouncyCastle's verification with the public key (for
+ * randomized answers: ECDSA, PSS, RSA encryption; never a private-key
+ * operation, which would cost more than the check), the JDK's own AES
+ * (SunJCE), or the jruby-openssl method fast_random's replaced. A method
+ * the release does not have is not checked; one it has must answer right. A
+ * check also fails when the calls did not reach fast_random (its counters
+ * did not move): the hook would then report engines that serve nothing.
+ * Each returns null when all holds, else what failed.
  */
 final class OpenSSLChecks {
-    /** SEC 1 ECPrivateKey on P-256, up to its private value: SEQUENCE, version 1, OCTET STRING of 32. */
-    private static final byte[] P256_SEC1_HEAD = {0x30, 0x77, 0x02, 0x01, 0x01, 0x04, 0x20};
-    /** After the private value: [0] prime256v1's OID, [1] BIT STRING of an uncompressed point (04, then x and y). */
-    private static final byte[] P256_SEC1_POINT = {(byte) 0xa0, 0x0a, 0x06, 0x08, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x03,
-        0x01, 0x07, (byte) 0xa1, 0x44, 0x03, 0x42, 0x00, 0x04};
     private static final byte[] MESSAGE = "fast_random's check of jruby-openssl at load".getBytes(StandardCharsets.US_ASCII);
+    /** DigestInfo's head for SHA-256, before the 32 bytes of the digest (PKCS #1, EMSA-PKCS1-v1_5). */
+    private static final byte[] SHA256_DIGEST_INFO = hex("3031300d060960864801650304020105000420");
+    /** SEC 1 ECPrivateKey on P-256, up to its private value: SEQUENCE, version 1, OCTET STRING of 32. */
+    private static final byte[] P256_SEC1_HEAD = hex("30770201010420");
+    /** After the private value: [0] prime256v1's OID, [1] BIT STRING of an uncompressed point (04, then x and y). */
+    private static final byte[] P256_SEC1_POINT = hex("a00a06082a8648ce3d030107a14403420004");
+    /** SubjectPublicKeyInfo of a P-256 key, up to its point's x and y. */
+    private static final byte[] P256_SPKI_HEAD = hex("3059301306072a8648ce3d020106082a8648ce3d03010703420004");
 
     private OpenSSLChecks() {}
 
     /** Null when {@code capability} answers right through jruby-openssl, else what failed. */
     static String run(ThreadContext context, JRubyOpenSsl.Capability capability) {
-        Provider bouncyCastle = ProviderHook.bouncyCastle(context.runtime.getJRubyClassLoader());
         try {
             switch (capability) {
-                case RSA: return rsa(context, bouncyCastle);
-                case EC: return ec(context, bouncyCastle);
-                case AES: return aes(context, bouncyCastle);
+                case RSA: return rsa(context, bouncyCastle(context));
+                case EC: return ec(context, bouncyCastle(context));
+                case AES: return aes(context);
                 case PBKDF2: return pbkdf2(context);
                 case RANDOM: return random(context);
                 default: throw new IllegalArgumentException(capability.name());
             }
         } catch (GeneralSecurityException e) {
-            return "BouncyCastle could not make the expected answer: " + e;
+            return "the answer to compare with could not be made: " + e;
         }
     }
 
     /** A Ruby exception as Ruby names it, any other as Java does. */
-    static String describe(ThreadContext context, RuntimeException e) {
+    static String describe(ThreadContext context, Throwable e) {
         if (e instanceof RaiseException) {
             IRubyObject exception = ((RaiseException) e).getException();
             return exception.getMetaClass().getName() + ": " + exception.callMethod(context, "message");
@@ -95,127 +96,157 @@ final class OpenSSLChecks {
         return e.toString();
     }
 
-    /** PKCS#1 v1.5 signatures and both encryptions, each way, and PSS where the release has it. */
+    private static Provider bouncyCastle(ThreadContext context) {
+        return ProviderHook.bouncyCastle(context.runtime.getJRubyClassLoader());
+    }
+
+    /**
+     * On the engines' fixed 2048-bit key: PKCS#1 v1.5 signatures made and
+     * verified, MRI's private_encrypt answer and its inverse, both
+     * encryptions, and PSS by every form the release has.
+     */
     private static String rsa(ThreadContext context, Provider bc) throws GeneralSecurityException {
         RSAPrivateCrtKeySpec spec = KnownAnswerTest.keySpec();
-        KeyFactory factory = KeyFactory.getInstance("RSA", bc);
-        PrivateKey jcaPrivate = factory.generatePrivate(spec);
-        PublicKey jcaPublic = factory.generatePublic(new RSAPublicKeySpec(spec.getModulus(), spec.getPublicExponent()));
+        PublicKey jcaPublic = KeyFactory.getInstance("RSA", bc).generatePublic(new RSAPublicKeySpec(spec.getModulus(), spec.getPublicExponent()));
         RubyModule rsaClass = context.runtime.getClassFromPath("OpenSSL::PKey::RSA");
-        IRubyObject key = rsaClass.callMethod(context, "new", string(context, jcaPrivate.getEncoded()));
-        if (!(PKeyAccess.privateKey(key) instanceof RSAPrivateCrtKey)) return "RSA.new(DER) gave a key without its private part";
+        IRubyObject key = rsaClass.callMethod(context, "new", string(context, rsaPrivateKey(spec)));
+        Set<String> replaced = replaced(rsaClass);
         long before = rsaOperations();
 
-        Signature signer = Signature.getInstance("SHA256withRSA", bc);
-        signer.initSign(jcaPrivate);
-        signer.update(MESSAGE);
-        byte[] expected = signer.sign();
-        if (!Arrays.equals(bytes(key.callMethod(context, "sign", new IRubyObject[] {digest(context), string(context, MESSAGE)})), expected)) {
-            return "RSA#sign gave another signature than BouncyCastle";
-        }
-        String verdicts = verdicts(context, key, "verify", expected, digest(context), null, string(context, MESSAGE));
+        Signature pkcs1 = Signature.getInstance("SHA256withRSA", bc);
+        pkcs1.initVerify(jcaPublic);
+        pkcs1.update(MESSAGE);
+        byte[] signature = bytes(call(context, key, "sign", digestName(context), string(context, MESSAGE)));
+        if (!pkcs1.verify(signature)) return "BouncyCastle did not verify what RSA#sign gave";
+        String verdicts = verdicts(context, key, "verify", signature, digestName(context), null, string(context, MESSAGE));
         if (verdicts != null) return verdicts;
 
-        Cipher padded = Cipher.getInstance("RSA/ECB/PKCS1Padding", bc);
-        padded.init(Cipher.ENCRYPT_MODE, jcaPrivate);
-        byte[] block = padded.doFinal(MESSAGE);
-        if (!Arrays.equals(bytes(key.callMethod(context, "private_encrypt", string(context, MESSAGE))), block)) {
-            return "RSA#private_encrypt gave another answer than BouncyCastle";
+        // MRI's private_encrypt of a SHA-256 DigestInfo (PKCS#1 padding): the engines' known answer.
+        byte[] block = KnownAnswerTest.input().toByteArray();
+        byte[] digestInfo = Arrays.copyOfRange(block, block.length - SHA256_DIGEST_INFO.length - 32, block.length);
+        byte[] output = unsigned(KnownAnswerTest.output(), 256);
+        if (defined(rsaClass, "private_encrypt")
+                && !Arrays.equals(bytes(call(context, key, "private_encrypt", string(context, digestInfo))), output)) {
+            return "RSA#private_encrypt gave another answer than MRI";
         }
-        if (!Arrays.equals(bytes(key.callMethod(context, "public_decrypt", string(context, block))), MESSAGE)) {
-            return "RSA#public_decrypt did not give back what BouncyCastle encrypted";
+        if (defined(rsaClass, "public_decrypt")
+                && !Arrays.equals(bytes(call(context, key, "public_decrypt", string(context, output))), digestInfo)) {
+            return "RSA#public_decrypt did not give back what MRI encrypted";
         }
-        padded.init(Cipher.ENCRYPT_MODE, jcaPublic, GeneratorSecureRandom.OPENSSL);
-        if (!Arrays.equals(bytes(key.callMethod(context, "private_decrypt", string(context, padded.doFinal(MESSAGE)))), MESSAGE)) {
-            return "RSA#private_decrypt did not give back what BouncyCastle encrypted";
-        }
-        padded.init(Cipher.DECRYPT_MODE, jcaPrivate);
-        if (!Arrays.equals(padded.doFinal(bytes(key.callMethod(context, "public_encrypt", string(context, MESSAGE)))), MESSAGE)) {
-            return "BouncyCastle did not decrypt what RSA#public_encrypt gave";
+        if (defined(rsaClass, "private_decrypt")) {
+            Cipher padded = Cipher.getInstance("RSA/ECB/PKCS1Padding", bc);
+            padded.init(Cipher.ENCRYPT_MODE, jcaPublic, GeneratorSecureRandom.OPENSSL);
+            if (!Arrays.equals(bytes(call(context, key, "private_decrypt", string(context, padded.doFinal(MESSAGE)))), MESSAGE)) {
+                return "RSA#private_decrypt did not give back what BouncyCastle encrypted";
+            }
+            if (defined(rsaClass, "public_encrypt")) {
+                byte[] encrypted = bytes(call(context, key, "public_encrypt", string(context, MESSAGE)));
+                if (encrypted.length != 256 || !Arrays.equals(bytes(call(context, key, "private_decrypt", string(context, encrypted))), MESSAGE)) {
+                    return "RSA#private_decrypt did not give back what RSA#public_encrypt gave";
+                }
+            }
         }
 
-        if (defined(rsaClass, "sign_pss") && defined(rsaClass, "verify_pss")) {
-            RubyHash options = RubyHash.newHash(context.runtime);
-            options.fastASet(context.runtime.newSymbol("salt_length"), context.runtime.newSymbol("digest"));
-            options.fastASet(context.runtime.newSymbol("mgf1_hash"), context.runtime.newString("SHA256"));
-            Signature pss = Signature.getInstance("SHA256withRSAandMGF1", bc);
-            pss.setParameter(new PSSParameterSpec("SHA-256", "MGF1", MGF1ParameterSpec.SHA256, 32, 1));
-            pss.initVerify(jcaPublic);
-            pss.update(MESSAGE);
-            if (!pss.verify(bytes(key.callMethod(context, "sign_pss", new IRubyObject[] {digest(context), string(context, MESSAGE), options})))) {
-                return "BouncyCastle did not verify what RSA#sign_pss gave";
-            }
-            pss.initSign(jcaPrivate, GeneratorSecureRandom.OPENSSL);
-            pss.update(MESSAGE);
-            verdicts = verdicts(context, key, "verify_pss", pss.sign(), digest(context), options, string(context, MESSAGE));
-            if (verdicts != null) return verdicts;
-        }
+        String pss = rsaPss(context, key, bc, jcaPublic, replaced);
+        if (pss != null) return pss;
         return rsaOperations() > before ? null : "RSA's calls did not reach fast_random's engines";
     }
 
-    /** ECDSA each way, by every method the release has, and ECDH, on P-256 (a curve of the native engine). */
-    private static String ec(ThreadContext context, Provider bc) throws GeneralSecurityException {
-        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC", bc);
-        generator.initialize(new ECGenParameterSpec("secp256r1"), GeneratorSecureRandom.OPENSSL);
-        KeyPair pair = generator.generateKeyPair();
-        KeyPair peer = generator.generateKeyPair();
-        RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
-        IRubyObject key = ecClass.callMethod(context, "new", string(context, sec1(pair)));
-        IRubyObject peerKey = ecClass.callMethod(context, "new", string(context, peer.getPublic().getEncoded()));
-        if (PKeyAccess.privateKey(key) == null || PKeyAccess.publicKey(key) == null) {
-            return "EC.new(DER) gave a key without its private or public part";
-        }
-        long before = ecOperations();
-        byte[] digest = sha256(MESSAGE);
-
-        Signature sha256 = Signature.getInstance("SHA256withECDSA", bc);
-        sha256.initVerify(pair.getPublic());
-        sha256.update(MESSAGE);
-        if (!sha256.verify(bytes(key.callMethod(context, "sign", new IRubyObject[] {digest(context), string(context, MESSAGE)})))) {
-            return "BouncyCastle did not verify what EC#sign gave";
-        }
-        sha256.initSign(pair.getPrivate(), GeneratorSecureRandom.OPENSSL);
-        sha256.update(MESSAGE);
-        String verdicts = verdicts(context, key, "verify", sha256.sign(), digest(context), null, string(context, MESSAGE));
-        if (verdicts != null) return verdicts;
-
-        Signature raw = Signature.getInstance("NONEwithECDSA", bc);
-        raw.initVerify(pair.getPublic());
-        raw.update(digest);
-        if (!raw.verify(bytes(key.callMethod(context, "dsa_sign_asn1", string(context, digest))))) {
-            return "BouncyCastle did not verify what EC#dsa_sign_asn1 gave";
-        }
-        raw.initSign(pair.getPrivate(), GeneratorSecureRandom.OPENSSL);
-        raw.update(digest);
-        byte[] signature = raw.sign();
-        verdicts = verdicts(context, key, "dsa_verify_asn1", signature, string(context, digest), null, null);
-        if (verdicts != null) return verdicts;
-        if (defined(ecClass, "sign_raw") && defined(ecClass, "verify_raw")) {
-            raw.initVerify(pair.getPublic());
-            raw.update(digest);
-            if (!raw.verify(bytes(key.callMethod(context, "sign_raw", new IRubyObject[] {context.nil, string(context, digest)})))) {
-                return "BouncyCastle did not verify what EC#sign_raw gave";
-            }
-            verdicts = verdicts(context, key, "verify_raw", signature, context.nil, null, string(context, digest));
+    /** The PSS forms fast_random replaced on this release: sign_pss and verify_pss, and sign, verify, sign_raw and verify_raw with PSS options. */
+    private static String rsaPss(ThreadContext context, IRubyObject key, Provider bc, PublicKey jcaPublic, Set<String> replaced)
+            throws GeneralSecurityException {
+        Ruby runtime = context.runtime;
+        Signature pss = Signature.getInstance("SHA256withRSAandMGF1", bc);
+        pss.setParameter(new PSSParameterSpec("SHA-256", "MGF1", MGF1ParameterSpec.SHA256, 32, 1));
+        if (replaced.contains("sign_pss") && replaced.contains("verify_pss")) {
+            RubyHash keywords = RubyHash.newHash(runtime);
+            keywords.fastASet(runtime.newSymbol("salt_length"), runtime.newSymbol("digest"));
+            keywords.fastASet(runtime.newSymbol("mgf1_hash"), runtime.newString("SHA256"));
+            byte[] signature = bytes(call(context, key, "sign_pss", digestName(context), string(context, MESSAGE), keywords));
+            pss.initVerify(jcaPublic);
+            pss.update(MESSAGE);
+            if (!pss.verify(signature)) return "BouncyCastle did not verify what RSA#sign_pss gave";
+            String verdicts = verdicts(context, key, "verify_pss", signature, digestName(context), keywords, string(context, MESSAGE));
             if (verdicts != null) return verdicts;
         }
-
-        KeyAgreement agreement = KeyAgreement.getInstance("ECDH", bc);
-        agreement.init(pair.getPrivate());
-        agreement.doPhase(peer.getPublic(), true);
-        byte[] secret = agreement.generateSecret();
-        IRubyObject point = peerKey.callMethod(context, "public_key");
-        if (!Arrays.equals(bytes(key.callMethod(context, "dh_compute_key", point)), secret)) {
-            return "EC#dh_compute_key gave another secret than BouncyCastle";
+        RubyHash options = RubyHash.newHash(runtime);
+        options.fastASet(runtime.newString("rsa_padding_mode"), runtime.newString("pss"));
+        options.fastASet(runtime.newString("rsa_pss_saltlen"), runtime.newString("32"));
+        options.fastASet(runtime.newString("rsa_mgf1_md"), runtime.newString("SHA256"));
+        String[][] forms = {{"sign", "verify"}, {"sign_raw", "verify_raw"}};
+        for (String[] form : forms) {
+            if (!replaced.contains(form[0]) || !replaced.contains(form[1])) continue;
+            boolean raw = form[0].equals("sign_raw");
+            IRubyObject input = string(context, raw ? sha256(MESSAGE) : MESSAGE);
+            byte[] signature = bytes(call(context, key, form[0], digestName(context), input, options));
+            pss.initVerify(jcaPublic);
+            pss.update(MESSAGE);
+            if (!pss.verify(signature)) return "BouncyCastle did not verify what RSA#" + form[0] + " gave with PSS options";
+            String verdicts = verdicts(context, key, form[1], signature, digestName(context), options, input);
+            if (verdicts != null) return verdicts;
         }
-        if (defined(ecClass, "derive") && !Arrays.equals(bytes(key.callMethod(context, "derive", peerKey)), secret)) {
-            return "EC#derive gave another secret than BouncyCastle";
+        return null;
+    }
+
+    /**
+     * On P-256 (a curve of the native engine), with the engine's two fixed
+     * keys: MRI's signature verified and one bit of it changed refused, by
+     * every verifying method the release has; signatures made by every
+     * signing method verified by BouncyCastle; MRI's ECDH secret.
+     */
+    private static String ec(ThreadContext context, Provider bc) throws GeneralSecurityException {
+        EcKnownAnswerTest.Vector vector = EcKnownAnswerTest.p256();
+        byte[] q1 = concat(fixed(vector.q1x), fixed(vector.q1y));
+        byte[] q2 = concat(fixed(vector.q2x), fixed(vector.q2y));
+        RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
+        IRubyObject key = ecClass.callMethod(context, "new", string(context, concat(P256_SEC1_HEAD, fixed(vector.d1), P256_SEC1_POINT, q1)));
+        IRubyObject peer = ecClass.callMethod(context, "new", string(context, concat(P256_SPKI_HEAD, q2)));
+        PublicKey jcaPublic = KeyFactory.getInstance("EC", bc).generatePublic(new X509EncodedKeySpec(concat(P256_SPKI_HEAD, q1)));
+        Set<String> replaced = replaced(ecClass);
+        long before = ecOperations();
+        byte[] digest = fixed(vector.digest);
+        byte[] mris = ecdsaSignature(new BigInteger(vector.r, 16), new BigInteger(vector.s, 16));
+
+        String verdicts = verdicts(context, key, "dsa_verify_asn1", mris, string(context, digest), null, null);
+        if (verdicts != null) return verdicts;
+        if (replaced.contains("verify_raw")) {
+            verdicts = verdicts(context, key, "verify_raw", mris, context.nil, null, string(context, digest));
+            if (verdicts != null) return verdicts;
+        }
+        Signature raw = Signature.getInstance("NONEwithECDSA", bc);
+        for (String method : replaced.contains("sign_raw") ? new String[] {"dsa_sign_asn1", "sign_raw"} : new String[] {"dsa_sign_asn1"}) {
+            IRubyObject signed = method.equals("sign_raw") ? call(context, key, method, context.nil, string(context, digest))
+                    : call(context, key, method, string(context, digest));
+            raw.initVerify(jcaPublic);
+            raw.update(digest);
+            if (!raw.verify(bytes(signed))) return "BouncyCastle did not verify what EC#" + method + " gave";
+        }
+        Signature sha256 = Signature.getInstance("SHA256withECDSA", bc);
+        byte[] signature = bytes(call(context, key, "sign", digestName(context), string(context, MESSAGE)));
+        sha256.initVerify(jcaPublic);
+        sha256.update(MESSAGE);
+        if (!sha256.verify(signature)) return "BouncyCastle did not verify what EC#sign gave";
+        verdicts = verdicts(context, key, "verify", signature, digestName(context), null, string(context, MESSAGE));
+        if (verdicts != null) return verdicts;
+
+        byte[] secret = fixed(vector.secret);
+        if (defined(ecClass, "dh_compute_key")
+                && !Arrays.equals(bytes(call(context, key, "dh_compute_key", call(context, peer, "public_key"))), secret)) {
+            return "EC#dh_compute_key gave another secret than MRI";
+        }
+        if (defined(ecClass, "derive") && !Arrays.equals(bytes(call(context, key, "derive", peer)), secret)) {
+            return "EC#derive gave another secret than MRI";
         }
         return ecOperations() > before ? null : "EC's calls did not reach fast_random's engine";
     }
 
-    /** A GCM message with AAD each way and a forged tag refused, and CBC and CTR messages each way. */
-    private static String aes(ThreadContext context, Provider bc) throws GeneralSecurityException {
+    /**
+     * A GCM message with AAD each way and a forged tag refused, and CBC and
+     * CTR messages each way, against the JDK's own AES (the cipher fast_random
+     * hands jruby-openssl's calls to: what is checked is that they arrive
+     * as meant).
+     */
+    private static String aes(ThreadContext context) throws GeneralSecurityException {
         byte[] key = new byte[32];
         byte[] iv = new byte[16];
         for (int i = 0; i < key.length; i++) key[i] = (byte) (i * 7 + 1);
@@ -224,7 +255,7 @@ final class OpenSSLChecks {
         byte[] aad = "fast_random".getBytes(StandardCharsets.US_ASCII);
         long before = AesCipher.jdkMessages();
 
-        Cipher gcm = Cipher.getInstance("AES/GCM/NoPadding", bc);
+        Cipher gcm = Cipher.getInstance("AES/GCM/NoPadding", "SunJCE");
         gcm.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new GCMParameterSpec(128, nonce));
         gcm.updateAAD(aad);
         byte[] sealed = gcm.doFinal(MESSAGE);
@@ -233,35 +264,31 @@ final class OpenSSLChecks {
         IRubyObject cipher = cipher(context, "aes-256-gcm", "encrypt", key, nonce);
         cipher.callMethod(context, "auth_data=", string(context, aad));
         if (!Arrays.equals(finish(context, cipher, MESSAGE), ciphertext) || !Arrays.equals(bytes(cipher.callMethod(context, "auth_tag")), tag)) {
-            return "aes-256-gcm encryption gave another message than BouncyCastle";
+            return "aes-256-gcm encryption gave another message than the JDK";
         }
-        cipher = cipher(context, "aes-256-gcm", "decrypt", key, nonce);
-        cipher.callMethod(context, "auth_tag=", string(context, tag));
-        cipher.callMethod(context, "auth_data=", string(context, aad));
-        if (!Arrays.equals(finish(context, cipher, ciphertext), MESSAGE)) return "aes-256-gcm decryption did not give BouncyCastle's message back";
-        byte[] forged = tag.clone();
-        forged[0] ^= 1;
-        cipher = cipher(context, "aes-256-gcm", "decrypt", key, nonce);
-        cipher.callMethod(context, "auth_tag=", string(context, forged));
-        cipher.callMethod(context, "auth_data=", string(context, aad));
-        try {
-            finish(context, cipher, ciphertext);
-            return "aes-256-gcm decryption took a forged tag";
-        } catch (RaiseException e) {
-            if (!"OpenSSL::Cipher::CipherError".equals(e.getException().getMetaClass().getName())) {
-                return "aes-256-gcm decryption refused a forged tag with " + describe(context, e) + ", not CipherError";
+        for (byte[] offered : new byte[][] {tag, forged(tag)}) {
+            cipher = cipher(context, "aes-256-gcm", "decrypt", key, nonce);
+            cipher.callMethod(context, "auth_tag=", string(context, offered));
+            cipher.callMethod(context, "auth_data=", string(context, aad));
+            try {
+                if (!Arrays.equals(finish(context, cipher, ciphertext), MESSAGE)) return "aes-256-gcm decryption did not give the JDK's message back";
+                if (offered != tag) return "aes-256-gcm decryption took a forged tag";
+            } catch (RaiseException e) {
+                if (offered == tag || !"OpenSSL::Cipher::CipherError".equals(e.getException().getMetaClass().getName())) {
+                    return "aes-256-gcm decryption raised " + describe(context, e);
+                }
             }
         }
 
         for (String[] mode : new String[][] {{"aes-256-cbc", "AES/CBC/PKCS5Padding"}, {"aes-256-ctr", "AES/CTR/NoPadding"}}) {
-            Cipher jca = Cipher.getInstance(mode[1], bc);
-            jca.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(iv));
-            byte[] expected = jca.doFinal(MESSAGE);
+            Cipher jdk = Cipher.getInstance(mode[1], "SunJCE");
+            jdk.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(iv));
+            byte[] expected = jdk.doFinal(MESSAGE);
             if (!Arrays.equals(finish(context, cipher(context, mode[0], "encrypt", key, iv), MESSAGE), expected)) {
-                return mode[0] + " encryption gave another message than BouncyCastle";
+                return mode[0] + " encryption gave another message than the JDK";
             }
             if (!Arrays.equals(finish(context, cipher(context, mode[0], "decrypt", key, iv), expected), MESSAGE)) {
-                return mode[0] + " decryption did not give BouncyCastle's message back";
+                return mode[0] + " decryption did not give the JDK's message back";
             }
         }
         return AesCipher.jdkMessages() > before ? null : "AES's messages did not reach fast_random's ciphers";
@@ -279,9 +306,12 @@ final class OpenSSLChecks {
         keywords.fastASet(runtime.newSymbol("hash"), runtime.newString("sha256"));
         String failure = sameAsStock(context, "OpenSSL::KDF", "pbkdf2_hmac", "pbkdf2_hmac", password, keywords);
         if (failure != null) return failure;
+        if (!replaced(runtime.getClassFromPath("OpenSSL::PKCS5").getSingletonClass()).contains("pbkdf2_hmac")) return null;
         IRubyObject[] arguments = {password, salt, runtime.newFixnum(2), runtime.newFixnum(40), runtime.newString("sha512")};
         failure = sameAsStock(context, "OpenSSL::PKCS5", "pbkdf2_hmac", "pbkdf2_hmac", arguments);
-        if (failure != null) return failure;
+        if (failure != null || !replaced(runtime.getClassFromPath("OpenSSL::PKCS5").getSingletonClass()).contains("pbkdf2_hmac_sha1")) {
+            return failure;
+        }
         IRubyObject[] sha1 = {password, salt, runtime.newFixnum(2), runtime.newFixnum(40)};
         IRubyObject ours = runtime.getClassFromPath("OpenSSL::PKCS5").callMethod(context, "pbkdf2_hmac_sha1", sha1);
         IRubyObject stock = stock(context, "OpenSSL::PKCS5", "pbkdf2_hmac",
@@ -311,55 +341,39 @@ final class OpenSSLChecks {
         return StockMethods.kept(context, singleton, name).call(context, target, singleton, name, args);
     }
 
+    /** The names of {@code target}'s methods fast_random replaced. */
+    private static Set<String> replaced(RubyModule target) {
+        StockMethods kept = StockMethods.of(target);
+        return kept == null ? Collections.emptySet() : kept.replacedNames();
+    }
+
     /**
-     * {@code key.method(..., signature, ...)} true for {@code signature} and
-     * false for it with one bit changed; arguments before and after it as given
-     * ({@code options} last when not null).
+     * {@code key.method(before, signature[, options][, after])} true for
+     * {@code signature} and false for it with one bit changed.
      */
     private static String verdicts(ThreadContext context, IRubyObject key, String method, byte[] signature, IRubyObject before,
                                    RubyHash options, IRubyObject after) {
-        byte[] wrong = signature.clone();
-        wrong[wrong.length / 2] ^= 1;
-        boolean[] expected = {true, false};
-        byte[][] signatures = {signature, wrong};
-        for (int i = 0; i < 2; i++) {
-            IRubyObject[] args = after == null ? new IRubyObject[] {before, string(context, signatures[i])}
-                    : new IRubyObject[] {before, string(context, signatures[i]), after};
+        for (byte[] offered : new byte[][] {signature, forged(signature)}) {
+            IRubyObject[] args = after == null ? new IRubyObject[] {before, string(context, offered)}
+                    : new IRubyObject[] {before, string(context, offered), after};
             if (options != null) {
                 args = Arrays.copyOf(args, args.length + 1);
                 args[args.length - 1] = options;
             }
-            if (key.callMethod(context, method, args).isTrue() != expected[i]) {
+            boolean expected = offered == signature;
+            if (key.callMethod(context, method, args).isTrue() != expected) {
                 return key.getMetaClass().getRealClass().getName() + "#" + method
-                        + (expected[i] ? " refused BouncyCastle's signature" : " accepted a wrong signature");
+                        + (expected ? " refused a good signature" : " accepted a wrong signature");
             }
         }
         return null;
     }
 
-    /**
-     * A P-256 key pair as SEC 1 DER (ECPrivateKey with its curve and public
-     * point), which every jruby-openssl reads whole: from PKCS#8 it takes
-     * the private value alone.
-     */
-    private static byte[] sec1(KeyPair pair) {
-        java.security.spec.ECPoint point = ((ECPublicKey) pair.getPublic()).getW();
-        java.io.ByteArrayOutputStream der = new java.io.ByteArrayOutputStream(121);
-        der.write(P256_SEC1_HEAD, 0, P256_SEC1_HEAD.length);
-        der.write(fixed(((ECPrivateKey) pair.getPrivate()).getS()), 0, 32);
-        der.write(P256_SEC1_POINT, 0, P256_SEC1_POINT.length);
-        der.write(fixed(point.getAffineX()), 0, 32);
-        der.write(fixed(point.getAffineY()), 0, 32);
-        return der.toByteArray();
-    }
-
-    /** A non-negative value below 2^256 as 32 bytes, big-endian. */
-    private static byte[] fixed(BigInteger value) {
-        byte[] bytes = value.toByteArray();
-        byte[] out = new byte[32];
-        int length = Math.min(bytes.length, 32);
-        System.arraycopy(bytes, bytes.length - length, out, 32 - length, length);
-        return out;
+    /** A copy with one bit changed, in the middle (in a DER signature, inside r or s). */
+    private static byte[] forged(byte[] bytes) {
+        byte[] copy = bytes.clone();
+        copy[copy.length / 2] ^= 1;
+        return copy;
     }
 
     private static IRubyObject cipher(ThreadContext context, String name, String direction, byte[] key, byte[] iv) {
@@ -372,19 +386,19 @@ final class OpenSSLChecks {
 
     /** update(data) + final, as bytes. */
     private static byte[] finish(ThreadContext context, IRubyObject cipher, byte[] data) {
-        byte[] head = bytes(cipher.callMethod(context, "update", string(context, data)));
-        byte[] tail = bytes(cipher.callMethod(context, "final"));
-        byte[] all = Arrays.copyOf(head, head.length + tail.length);
-        System.arraycopy(tail, 0, all, head.length, tail.length);
-        return all;
+        return concat(bytes(cipher.callMethod(context, "update", string(context, data))), bytes(cipher.callMethod(context, "final")));
+    }
+
+    private static IRubyObject call(ThreadContext context, IRubyObject receiver, String name, IRubyObject... args) {
+        return receiver.callMethod(context, name, args);
     }
 
     private static boolean defined(RubyModule type, String name) {
-        org.jruby.internal.runtime.methods.DynamicMethod method = type.searchMethod(name);
+        DynamicMethod method = type.searchMethod(name);
         return method != null && !method.isUndefined();
     }
 
-    private static IRubyObject digest(ThreadContext context) {
+    private static IRubyObject digestName(ThreadContext context) {
         return context.runtime.newString("SHA256");
     }
 
@@ -397,13 +411,74 @@ final class OpenSSLChecks {
         return value instanceof RubyString ? ((RubyString) value).getBytes() : new byte[0];
     }
 
+    /** PKCS #1 RSAPrivateKey DER: SEQUENCE { version 0, n, e, d, p, q, dp, dq, qinv }. */
+    private static byte[] rsaPrivateKey(RSAPrivateCrtKeySpec spec) {
+        return der(0x30, integer(BigInteger.ZERO), integer(spec.getModulus()), integer(spec.getPublicExponent()),
+                integer(spec.getPrivateExponent()), integer(spec.getPrimeP()), integer(spec.getPrimeQ()),
+                integer(spec.getPrimeExponentP()), integer(spec.getPrimeExponentQ()), integer(spec.getCrtCoefficient()));
+    }
+
+    /** An ECDSA signature as DER: SEQUENCE { r, s }. */
+    private static byte[] ecdsaSignature(BigInteger r, BigInteger s) {
+        return der(0x30, integer(r), integer(s));
+    }
+
+    private static byte[] integer(BigInteger value) {
+        return der(0x02, value.toByteArray());
+    }
+
+    /** A DER element: the tag, the length (short form, or long form of up to two bytes), the contents. */
+    private static byte[] der(int tag, byte[]... contents) {
+        byte[] body = concat(contents);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 4);
+        out.write(tag);
+        if (body.length < 0x80) {
+            out.write(body.length);
+        } else if (body.length < 0x100) {
+            out.write(0x81);
+            out.write(body.length);
+        } else {
+            out.write(0x82);
+            out.write(body.length >> 8);
+            out.write(body.length & 0xff);
+        }
+        out.write(body, 0, body.length);
+        return out.toByteArray();
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] part : parts) out.write(part, 0, part.length);
+        return out.toByteArray();
+    }
+
+    /** A non-negative value as exactly {@code length} big-endian bytes. */
+    private static byte[] unsigned(BigInteger value, int length) {
+        byte[] bytes = value.toByteArray();
+        byte[] out = new byte[length];
+        int n = Math.min(bytes.length, length);
+        System.arraycopy(bytes, bytes.length - n, out, length - n, n);
+        return out;
+    }
+
+    /** P-256 hex as its 32 bytes. */
+    private static byte[] fixed(String hex) {
+        return unsigned(new BigInteger(hex, 16), 32);
+    }
+
+    private static byte[] hex(String digits) {
+        byte[] out = new byte[digits.length() / 2];
+        for (int i = 0; i < out.length; i++) out[i] = (byte) Integer.parseInt(digits.substring(2 * i, 2 * i + 2), 16);
+        return out;
+    }
+
     private static byte[] sha256(byte[] data) throws GeneralSecurityException {
-        return java.security.MessageDigest.getInstance("SHA-256").digest(data);
+        return MessageDigest.getInstance("SHA-256").digest(data);
     }
 
     private static long rsaOperations() {
         long sum = 0;
-        for (Map.Entry<String, long[]> engine : RsaStats.operations().entrySet()) sum += engine.getValue()[0] + engine.getValue()[1];
+        for (long[] counts : RsaStats.operations().values()) sum += counts[0] + counts[1];
         return sum;
     }
 

@@ -11,6 +11,7 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jca.BouncyCastleRegistrar;
+import fastrandom.jca.JRubyOpenSslProvider;
 import fastrandom.jca.ProviderHook;
 import fastrandom.support.Diagnostics;
 
@@ -38,6 +39,8 @@ public final class OpenSSLHook {
     private static final String INSTALLED = "openssl_hook_installed";
     /** Set on FastRandom::RSA, EC or AES when installing it failed: why ({@link #installProblem}). */
     private static final String INSTALL_PROBLEM = "install_problem";
+    /** Set on FastRandom::RSA, EC or AES by its install: the provider in this runtime's jruby-openssl ({@link #serving}). */
+    private static final String PROVIDER = "jruby_openssl_provider";
 
     private OpenSSLHook() {}
 
@@ -89,6 +92,7 @@ public final class OpenSSLHook {
         OpenSSLRandomMethods.install(context);
     }
 
+    /** PBKDF2's methods on OpenSSL::KDF and OpenSSL::PKCS5 ({@link KdfMethods}), whole or not at all. */
     private static void installPbkdf2(ThreadContext context) {
         Ruby runtime = context.runtime;
         try {
@@ -96,38 +100,38 @@ public final class OpenSSLHook {
             KdfMethods.install(runtime);
             try {
                 JRubyOpenSsl.checkAtLoad(context, JRubyOpenSsl.Capability.PBKDF2);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError e) {
                 KdfMethods.uninstall(runtime);
                 throw e;
             }
         } catch (JRubyOpenSsl.Unusable e) {
             Diagnostics.warn("PBKDF2 stays on jruby-openssl's Java code: " + e.getMessage());
         } catch (RuntimeException | LinkageError e) {
+            if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
             Diagnostics.warn("PBKDF2 stays on jruby-openssl's Java code (installing fast_random's failed: " + e + ")");
         }
     }
 
+    /** FastRandom::RSA, EC or AES's {@code install}, or one warning and the reason kept for engine_problem. */
     private static void installOrWarn(ThreadContext context, RubyModule fastRandom, String capability) {
         RubyModule module = (RubyModule) fastRandom.getConstant(capability);
-        String why;
         try {
             module.callMethod(context, "install"); // clears an earlier problem (installCapability)
-            return;
-        } catch (RaiseException e) {
-            String message = e.getException().message(context).asJavaString();
-            if (e.getException().getMetaClass().getName().equals("FastRandom::EngineUnavailableError")) {
+        } catch (RuntimeException | LinkageError e) {
+            if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
+            IRubyObject raised = e instanceof RaiseException ? ((RaiseException) e).getException() : null;
+            String message = raised != null ? raised.callMethod(context, "message").toString() : e.getMessage();
+            if (raised != null && raised.getMetaClass().getName().equals("FastRandom::EngineUnavailableError")) {
                 // What this jruby-openssl lacks, or the check at load it failed: said as it is.
                 module.setInternalVariable(INSTALL_PROBLEM, message);
                 Diagnostics.warn(capability + " stays on jruby-openssl's Java code: " + message);
                 return;
             }
-            why = e.getException().getMetaClass().getName() + ": " + message;
-        } catch (RuntimeException | LinkageError e) {
-            why = e.getClass().getName() + ": " + e.getMessage();
+            String why = (raised != null ? raised.getMetaClass().getName() : e.getClass().getName()) + ": " + message;
+            module.setInternalVariable(INSTALL_PROBLEM, "installing fast_random's " + capability + " into jruby-openssl failed: " + why);
+            Diagnostics.warn(capability + " stays on jruby-openssl's Java code (installing fast_random's " + capability
+                    + " failed: " + why + ")");
         }
-        module.setInternalVariable(INSTALL_PROBLEM, "installing fast_random's " + capability + " into jruby-openssl failed: " + why);
-        Diagnostics.warn(capability + " stays on jruby-openssl's Java code (installing fast_random's " + capability
-                + " failed: " + why + ")");
     }
 
     /**
@@ -159,10 +163,13 @@ public final class OpenSSLHook {
      */
     static IRubyObject installCapability(ThreadContext context, IRubyObject self, JRubyOpenSsl.Capability capability,
                                          ProviderHook.Capability provided, String className, Consumer<RubyModule> replaceMethods) {
+        if (!defined(context.runtime, className)) {
+            throw Errors.engineUnavailable(context, "openssl is not loaded (fast_random hooks in when it is)");
+        }
         refuseUnusable(context, capability);
         ClassLoader loader = context.runtime.getJRubyClassLoader();
         RubyModule target = context.runtime.getClassFromPath(className);
-        ProviderHook.install(loader, provided);
+        ((RubyModule) self).setInternalVariable(PROVIDER, ProviderHook.install(loader, provided));
         try {
             replaceMethods.accept(target);
             JRubyOpenSsl.checkAtLoad(context, capability);
@@ -177,6 +184,20 @@ public final class OpenSSLHook {
         }
         ((RubyModule) self).removeInternalVariable(INSTALL_PROBLEM);
         return context.tru;
+    }
+
+    /**
+     * Whether this runtime's jruby-openssl serves {@code capability} through
+     * fast_random now (FastRandom's module {@code name} installed it, and it
+     * is not switched off since): cheap enough for every call of a replaced
+     * method. Asked of the provider in this runtime's jruby-openssl, whose
+     * switches are its own even where runtimes share fast_random's classes.
+     */
+    static boolean serving(Ruby runtime, String name, ProviderHook.Capability capability) {
+        RubyModule fastRandom = runtime.getModule("FastRandom");
+        IRubyObject module = fastRandom == null ? null : fastRandom.getConstantAt(name);
+        Object provider = module instanceof RubyModule ? ((RubyModule) module).getInternalVariable(PROVIDER) : null;
+        return provider instanceof JRubyOpenSslProvider && ((JRubyOpenSslProvider) provider).isActive(capability);
     }
 
     /**

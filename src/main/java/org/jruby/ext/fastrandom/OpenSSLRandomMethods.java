@@ -22,12 +22,14 @@ public final class OpenSSLRandomMethods {
     private OpenSSLRandomMethods() {}
 
     /**
-     * Prepends these methods to OpenSSL::Random's singleton class and points
-     * what jruby-openssl draws itself at the same generators
-     * ({@link OpenSSLRandomHolder}); if this jruby-openssl's holder is not
-     * the kind expected, or (on a release the suite has not run on) its
-     * draws do not reach fast_random's generators, that stays stock's, with
-     * one warning. Openssl must be loaded ({@link OpenSSLHook}).
+     * Prepends these methods to OpenSSL::Random's singleton class (they are
+     * fast_random's own through and through, and need nothing of
+     * jruby-openssl's) and points what jruby-openssl draws itself at the
+     * same generators ({@link OpenSSLRandomHolder}); if this jruby-openssl's
+     * holder is not the kind expected, or (on a release the suite has not run
+     * on) its draws do not reach fast_random's generators, that second part
+     * stays stock's, with one warning. Openssl must be loaded
+     * ({@link OpenSSLHook}).
      */
     static void install(ThreadContext context) {
         Ruby runtime = context.runtime;
@@ -43,8 +45,9 @@ public final class OpenSSLRandomMethods {
         }
         try {
             JRubyOpenSsl.checkAtLoad(context, JRubyOpenSsl.Capability.RANDOM);
-        } catch (JRubyOpenSsl.Unusable e) {
+        } catch (RuntimeException | LinkageError e) {
             undo.run();
+            if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
             Diagnostics.warn("Cipher#random_iv and random_key stay on jruby-openssl's SecureRandom (" + e.getMessage() + ")");
         }
     }

@@ -167,7 +167,9 @@ public final class RsaPssMethods {
     }
 
     private static RSAPrivateCrtKey privateKey(IRubyObject self) {
-        if (!ProviderHook.Capability.RSA.isActive() || RsaEngines.current() == null) return null; // uninstalled or :java: stock throughout
+        if (!OpenSSLHook.serving(self.getRuntime(), "RSA", ProviderHook.Capability.RSA) || RsaEngines.current() == null) {
+            return null; // uninstalled or :java: stock throughout
+        }
         PrivateKey key = PKeyAccess.privateKey(self);
         if (!(key instanceof RSAPrivateCrtKey)) return null;
         RSAPrivateCrtKey crt = (RSAPrivateCrtKey) key;
@@ -175,7 +177,7 @@ public final class RsaPssMethods {
     }
 
     private static RSAPublicKey publicKey(IRubyObject self) {
-        if (!ProviderHook.Capability.RSA.isActive() || RsaEngines.current() == null) return null;
+        if (!OpenSSLHook.serving(self.getRuntime(), "RSA", ProviderHook.Capability.RSA) || RsaEngines.current() == null) return null;
         PublicKey key = PKeyAccess.publicKey(self);
         return key instanceof RSAPublicKey ? (RSAPublicKey) key : null;
     }

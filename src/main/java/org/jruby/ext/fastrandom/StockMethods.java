@@ -1,6 +1,7 @@
 package org.jruby.ext.fastrandom;
 
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -40,10 +41,15 @@ final class StockMethods {
     private final Map<String, DynamicMethod> methods;
     /** fast_random's methods put in their place, by name (not those redefined in Ruby, left as they were). */
     private final Map<String, DynamicMethod> replacements;
+    /** The names whose stock method the class inherits (put on the class itself by {@link #install}). */
+    private final Set<String> inherited;
+    /** Set once jruby-openssl's methods are back ({@link #uninstall}); calls already in a replacement still reach them. */
+    private volatile boolean removed;
 
-    private StockMethods(Map<String, DynamicMethod> methods, Map<String, DynamicMethod> replacements) {
+    private StockMethods(Map<String, DynamicMethod> methods, Map<String, DynamicMethod> replacements, Set<String> inherited) {
         this.methods = Collections.unmodifiableMap(methods);
         this.replacements = Collections.unmodifiableMap(replacements);
+        this.inherited = Collections.unmodifiableSet(inherited);
     }
 
     /**
@@ -52,9 +58,9 @@ final class StockMethods {
      * {@code inheritable}, with the {@code @JRubyMethod} of that name in
      * {@code replacements}; once per class, whole or not at all. Returns the
      * names replaced. A method already redefined in Ruby (a polyfill loaded
-     * before us) stays as it is, for every call. A Java method that takes
-     * calls the replacement does not (another number of arguments) leaves
-     * the class as it was: {@link JRubyOpenSsl.Unusable}.
+     * before us) stays as it is, for every call. Each replacement takes any
+     * number of arguments and hands the calls it does not take to the
+     * method it replaced, so jruby-openssl's own arity holds whatever it is.
      */
     static Set<String> install(RubyModule target, Class<?> replacements, String[] names, Set<String> inheritable) {
         Predicate<String> failing = faults;
@@ -63,15 +69,17 @@ final class StockMethods {
         }
         synchronized (target) {
             StockMethods installed = of(target);
-            if (installed != null) return installed.methods.keySet();
+            if (installed != null && !installed.removed) return installed.replacements.keySet();
             RubyModule location = target.getMethodLocation(); // past modules prepended to the class
             Map<String, DynamicMethod> stock = new LinkedHashMap<>();
+            Set<String> inherited = new HashSet<>();
             for (String name : names) {
                 DynamicMethod method = location.getMethods().get(name);
                 RubyModule superClass = location.getSuperClass(); // an inherited one, from below any prepended module
                 if (method == null && inheritable.contains(name) && superClass != null) {
                     DynamicMethod found = superClass.searchMethod(name);
                     method = found == null || found.isUndefined() ? null : found;
+                    if (method != null) inherited.add(name);
                 }
                 if (method != null) stock.put(name, method);
             }
@@ -81,16 +89,10 @@ final class StockMethods {
             for (Map.Entry<String, DynamicMethod> entry : stock.entrySet()) {
                 DynamicMethod replacement = scratch.getMethods().get(entry.getKey());
                 if (replacement == null) throw new IllegalStateException(replacements.getSimpleName() + " has no " + entry.getKey());
-                if (!isJava(entry.getValue())) continue; // redefined in Ruby: left in place
-                if (!JRubyOpenSsl.takesTheCallsOf(replacement, entry.getValue())) {
-                    throw new JRubyOpenSsl.Unusable("jruby-openssl " + JRubyOpenSsl.version(target.getRuntime()) + "'s "
-                            + target.getName() + "#" + entry.getKey() + " takes " + JRubyOpenSsl.arity(entry.getValue())
-                            + " arguments, fast_random's " + JRubyOpenSsl.arity(replacement));
-                }
-                replaced.put(entry.getKey(), replacement);
+                if (isJava(entry.getValue())) replaced.put(entry.getKey(), replacement); // else redefined in Ruby: left in place
             }
             // Recorded first: a replacement is called as soon as it is added, and calls the method it replaced.
-            StockMethods kept = new StockMethods(stock, replaced);
+            StockMethods kept = new StockMethods(stock, replaced, inherited);
             target.getInternalVariables().setInternalVariable(KEPT, kept);
             try {
                 for (Map.Entry<String, DynamicMethod> entry : replaced.entrySet()) {
@@ -107,13 +109,15 @@ final class StockMethods {
 
     /**
      * Gives {@code target} jruby-openssl's own methods back where fast_random's
-     * are still in place (one redefined since stays), and forgets them, so
-     * that a later {@link #install} starts again; nothing to do before one.
+     * are still in place (one redefined since stays; one the class inherited
+     * is inherited again), so that a later {@link #install} starts again;
+     * nothing to do before one. A call already running in a replacement
+     * still reaches the method it replaced.
      */
     static void uninstall(RubyModule target) {
         synchronized (target) {
             StockMethods kept = of(target);
-            if (kept != null) kept.putBack(target);
+            if (kept != null && !kept.removed) kept.putBack(target);
         }
     }
 
@@ -121,10 +125,15 @@ final class StockMethods {
         RubyModule location = target.getMethodLocation();
         for (Map.Entry<String, DynamicMethod> entry : replacements.entrySet()) {
             String name = entry.getKey();
-            if (location.getMethods().get(name) == entry.getValue()) location.getMethodsForWrite().put(name, methods.get(name));
+            if (location.getMethods().get(name) != entry.getValue()) continue;
+            if (inherited.contains(name)) {
+                location.getMethodsForWrite().remove(name);
+            } else {
+                location.getMethodsForWrite().put(name, methods.get(name));
+            }
         }
         location.invalidateCacheDescendants();
-        target.getInternalVariables().removeInternalVariable(KEPT);
+        removed = true;
     }
 
     /**
@@ -136,20 +145,20 @@ final class StockMethods {
         return method.isNative();
     }
 
-    /** The names of the methods fast_random's replaced (not those left redefined in Ruby). */
+    /** The names of the methods fast_random's replace now (not those left redefined in Ruby; none once uninstalled). */
     Set<String> replacedNames() {
-        return replacements.keySet();
+        return removed ? Collections.emptySet() : replacements.keySet();
     }
 
-    /** The methods kept on {@code target}, or null before {@link #install}. */
+    /** The methods kept on {@code target}, or null before {@link #install} (kept after {@link #uninstall}, for calls running). */
     static StockMethods of(RubyModule target) {
         return (StockMethods) target.getInternalVariables().getInternalVariable(KEPT);
     }
 
     /**
      * The methods kept on {@code target}, for a replacement that is running:
-     * a NotImplementedError where there are none (an install that failed
-     * and was rolled back while the replacement was being called).
+     * a NotImplementedError where there are none (a replacement called on a
+     * class it was never installed on).
      */
     static StockMethods kept(ThreadContext context, RubyModule target, String name) {
         StockMethods kept = of(target);
