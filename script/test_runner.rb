@@ -4,14 +4,18 @@
 # pass (test/support/passes.rb) in JRuby processes, two at a time on this
 # 2-core machine, then one summary.
 #
-#   bin/test [--pass NAME[,NAME]]... [--all-jrubies] [--aarch64-jruby] [--jobs N] [--slow] [--list] [PATH...] [MINITEST_ARGS...]
+#   bin/test [--pass NAME[,NAME]]... [--all-jrubies] [--hooks-on RELEASE[,RELEASE]] [--aarch64-jruby] [--jobs N] [--slow] [--list]
+#            [PATH...] [MINITEST_ARGS...]
 #
 # PATH is a test file or a directory of them; without one, every file runs
 # in every pass it belongs to. --pass keeps only the passes named (10.1,
 # 9.4, 10.1-fallback, 9.4-fallback, 10.0, jruby-openssl, or main, fallback,
 # all, hooks). --all-jrubies adds a pass on each other supported release
 # (script/env.sh's FR_JRUBY_OLDER) with its family's main-pass files;
-# --pass older runs those alone. --aarch64-jruby adds the aarch64 pass,
+# --pass older runs those alone. --hooks-on runs the hook files (those of
+# the 10.0 pass: RSA, EC, AES, PBKDF2, the providers, the openssl hooks) on
+# each JRuby release named, any on Maven Central, and nothing else unless
+# asked (--pass, --all-jrubies). --aarch64-jruby adds the aarch64 pass,
 # which runs JRuby itself in the arm64 root under qemu (--pass aarch64 runs
 # it alone); a plain bin/test checks the aarch64 library from plain Java
 # only (test/native/aarch64_test.rb). --list prints
@@ -71,6 +75,9 @@ module TestRunner
       pass = Passes.find(name)
       plan[name] = files.select { |d| d.passes.include?(Passes.family(pass)) }.map(&:file)
     end
+    options[:hooks_on].each do |version|
+      plan[version] ||= files.select { |d| d.passes.include?("10.0") }.map(&:file)
+    end
     # The 10.0 pass is 10.0.0.0's hook files; a whole-suite pass there covers them.
     plan.delete("10.0") if plan.key?(Passes.find("10.0").jruby_version)
     plan.reject! { |_, list| list.empty? }
@@ -103,7 +110,7 @@ module TestRunner
   end
 
   def parse(argv)
-    options = { paths: [], passes: nil, older: [], aarch64: false, lanes: 2, list: false, slow: false, minitest: [] }
+    options = { paths: [], passes: nil, older: [], hooks_on: [], aarch64: false, lanes: 2, list: false, slow: false, minitest: [] }
     older = Passes.older_releases.map(&:name)
     args = argv.dup
     until args.empty?
@@ -122,6 +129,13 @@ module TestRunner
         value = arg == "--jobs" ? args.shift.to_s : arg.split("=", 2).last
         options[:lanes] = Integer(value, exception: false)
         raise ArgumentError, "--jobs needs a number of processes, 1 or more (not #{value.inspect})" unless options[:lanes]&.positive?
+      when "--hooks-on", /\A--hooks-on=/
+        value = arg == "--hooks-on" ? args.shift.to_s : arg.split("=", 2).last
+        releases = value.split(",").map { |name| [name, JRubyVersions.full(name)] }
+        unknown = releases.reject(&:last).map(&:first)
+        raise ArgumentError, "--hooks-on needs JRuby releases such as 9.4.12.0,10.0.6.0 (not #{unknown.join(", ")})" if releases.empty? || unknown.any?
+
+        options[:hooks_on] |= releases.map(&:last)
       when "--list"
         options[:list] = true
       when "--slow"
@@ -143,7 +157,7 @@ module TestRunner
         end
       end
     end
-    options[:passes] ||= [] unless options[:older].empty? # --pass 9.4.8.0 alone: that release alone
+    options[:passes] ||= [] unless options[:older].empty? && options[:hooks_on].empty? # --pass 9.4.8.0 alone: that release alone
     options[:passes] = (options[:passes] || Passes::DEFAULT) | ["aarch64"] if options[:aarch64]
     options[:passes] &&= Passes::NAMES & options[:passes]
     options

@@ -73,6 +73,18 @@ class PassesTest < Minitest::Test
     assert_equal %w[test/integration/aarch64_jruby_test.rb], Passes.plan.fetch("aarch64")
   end
 
+  # bin/test --hooks-on: the hook files (the 10.0 pass's) on any release,
+  # nothing else unless asked; names that are no release refused.
+  def test_hooks_on_runs_the_hook_files_on_any_release
+    options = TestRunner.parse(%w[--hooks-on 10.0.6.0,9.4.12])
+    assert_equal [%w[10.0.6.0 9.4.12.0], []], options.values_at(:hooks_on, :passes)
+    assert_equal Passes::DEFAULT, TestRunner.parse(%w[--hooks-on 10.0.6.0 --pass main,fallback,hooks])[:passes]
+    pass = Passes.find("10.0.6.0")
+    assert_equal ["10.0.6.0", "10.0.6.0", Passes::TEST_LIBRARY], [pass.name, pass.jruby_version, pass.env["FAST_RANDOM_NATIVE_LIBRARY"]]
+    assert_includes Passes.plan.fetch("10.0"), "test/integration/jruby_openssl_releases_test.rb"
+    assert_raises(SystemExit) { capture_io { TestRunner.parse(%w[--hooks-on 10.x]) } }
+  end
+
   # The end of a run (all a CI tail may show) names each failure again:
   # the test, its file and line, the message, and a job that died.
   def test_the_summary_names_what_failed

@@ -117,7 +117,17 @@ module Passes
   module_function
 
   def find(name)
-    (ALL + Passes.older_releases).find { |pass| pass.name == name } or raise ArgumentError, "no pass #{name} (passes: #{NAMES.join(", ")})"
+    (ALL + Passes.older_releases).find { |pass| pass.name == name } or hooks_on(name) or
+      raise ArgumentError, "no pass #{name} (passes: #{NAMES.join(", ")})"
+  end
+
+  # bin/test --hooks-on RELEASE: the hook files (the 10.0 pass's) on any
+  # JRuby release, named by its version; nil for a name that is no release.
+  def hooks_on(version)
+    return unless version.match?(/\A\d+(\.\d+){3}\z/)
+
+    Pass.new(name: version, jruby: version, env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY),
+             proves: "the hook files on JRuby #{version}, with its own jruby-openssl")
   end
 
   # Every test file, relative to the checkout, sorted.
