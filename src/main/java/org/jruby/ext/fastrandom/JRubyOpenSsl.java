@@ -25,12 +25,12 @@ import fastrandom.jca.ProviderHook;
 /**
  * What the loaded jruby-openssl is and has, which decides what fast_random
  * puts into it ({@link OpenSSLHook}): not its version number, past the
- * floor, but whether every class and method a capability replaces or calls
- * is there with the shape it needs ({@link #require}), and, on a release
- * the suite has not run on, whether the known-answer checks through
- * jruby-openssl's own Ruby API pass ({@link OpenSSLChecks}). So a newer
- * jruby-openssl gets the hooks as soon as it is out, when they hold on it,
- * and stays stock with one warning naming what is missing when they do not.
+ * floor, but whether what each capability cannot do without is there
+ * ({@link #require}), and, on a release the suite has not run on, whether
+ * the known-answer checks through jruby-openssl's own Ruby API pass
+ * ({@link OpenSSLChecks}). So a newer jruby-openssl gets the hooks as soon
+ * as it is out, when they hold on it, and each capability that does not
+ * hold stays stock with one warning naming why.
  */
 final class JRubyOpenSsl {
     /** The oldest jruby-openssl fast_random hooks into (in JRuby 9.4.8.0; README, "Supported versions"). */
@@ -97,8 +97,9 @@ final class JRubyOpenSsl {
     /**
      * Throws {@link Unusable}, naming everything missing, unless this
      * jruby-openssl has what {@code capability} cannot do without: the
-     * provider it wraps and the Java accessors of its keys (RSA, EC, AES),
-     * the method it replaces ({@code Cipher#update}, {@code KDF.pbkdf2_hmac}).
+     * provider it wraps (RSA, EC, AES), the Java accessors of its keys (RSA,
+     * EC), the method it exists to replace ({@code Cipher#update},
+     * {@code KDF.pbkdf2_hmac}).
      * Methods a release may or may not have are replaced where present and
      * checked where present, never required; Ruby files loaded after
      * jruby-openssl's Java classes (where a release may define methods in
