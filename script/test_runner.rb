@@ -123,7 +123,13 @@ module TestRunner
         words = value.split(",").flat_map { |word| word == "older" ? older : [word] }
         releases, words = words.partition { |word| older.include?(word) } # the other supported releases (--all-jrubies)
         options[:older] |= releases
-        names = words.flat_map { |word| Passes::GROUPS.fetch(word) { [Passes.find(word).name] } }
+        unknown = words - Passes::NAMES - Passes::GROUPS.keys
+        unless unknown.empty?
+          raise ArgumentError, "no pass #{unknown.join(", ")} (passes: #{(Passes::NAMES + Passes::GROUPS.keys + %w[older] + older).join(", ")}; " \
+                               "any other JRuby release: --hooks-on)"
+        end
+
+        names = words.flat_map { |word| Passes::GROUPS.fetch(word) { [word] } }
         options[:passes] = ((options[:passes] || []) + names).uniq
       when "--jobs", /\A--jobs=/
         value = arg == "--jobs" ? args.shift.to_s : arg.split("=", 2).last

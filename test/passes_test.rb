@@ -82,7 +82,10 @@ class PassesTest < Minitest::Test
     pass = Passes.find("10.0.6.0")
     assert_equal ["10.0.6.0", "10.0.6.0", Passes::TEST_LIBRARY], [pass.name, pass.jruby_version, pass.env["FAST_RANDOM_NATIVE_LIBRARY"]]
     assert_includes Passes.plan.fetch("10.0"), "test/integration/jruby_openssl_releases_test.rb"
-    assert_raises(SystemExit) { capture_io { TestRunner.parse(%w[--hooks-on 10.x]) } }
+    _, err = capture_subprocess_io { assert_raises(SystemExit) { TestRunner.parse(%w[--hooks-on 10.x]) } }
+    assert_match(/--hooks-on needs JRuby releases/, err)
+    _, err = capture_subprocess_io { assert_raises(SystemExit) { TestRunner.parse(%w[--pass 10.0.6.0]) } }
+    assert_match(/no pass 10\.0\.6\.0 .*any other JRuby release: --hooks-on/, err)
   end
 
   # The end of a run (all a CI tail may show) names each failure again:

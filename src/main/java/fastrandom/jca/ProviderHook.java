@@ -45,15 +45,14 @@ public final class ProviderHook {
     }
 
     /**
-     * Gives this capability back to jruby-openssl's BouncyCastle; once no
-     * capability is left, jruby-openssl gets its own provider back.
+     * Gives this capability back to jruby-openssl's BouncyCastle: off on
+     * {@code ours}, the provider {@link #install} returned (whether or not
+     * jruby-openssl still holds it); once no capability is left on it and
+     * jruby-openssl holds it, jruby-openssl gets its own provider back.
      */
-    public static synchronized void uninstall(ClassLoader loader, Capability capability) {
-        Provider current = securityProvider(loader);
-        if (!(current instanceof JRubyOpenSslProvider)) return;
-        JRubyOpenSslProvider ours = (JRubyOpenSslProvider) current;
+    public static synchronized void uninstall(ClassLoader loader, JRubyOpenSslProvider ours, Capability capability) {
         ours.activate(capability, false);
-        if (!ours.anyActive()) setSecurityProvider(loader, ours.bouncyCastle());
+        if (!ours.anyActive() && securityProvider(loader) == ours) setSecurityProvider(loader, ours.bouncyCastle());
     }
 
     /** Whether jruby-openssl holds our provider with the capability on. */

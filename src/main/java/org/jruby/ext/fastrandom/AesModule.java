@@ -70,9 +70,6 @@ public final class AesModule {
     /** Gives jruby-openssl its own AES back (ciphers made before keep theirs). */
     @JRubyMethod(name = "uninstall", meta = true)
     public static IRubyObject uninstall(ThreadContext context, IRubyObject self) {
-        if (context.runtime.getObject().getConstantAt("OpenSSL") != null) {
-            ProviderHook.uninstall(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.AES);
-        }
-        return context.nil;
+        return OpenSSLHook.uninstallCapability(context, self, ProviderHook.Capability.AES);
     }
 }

@@ -133,10 +133,7 @@ public final class EcModule {
     /** Gives jruby-openssl its own EC back (for comparisons; engine = :java is the usual switch). */
     @JRubyMethod(name = "uninstall", meta = true)
     public static IRubyObject uninstall(ThreadContext context, IRubyObject self) {
-        if (context.runtime.getObject().getConstantAt("OpenSSL") != null) {
-            ProviderHook.uninstall(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.EC);
-        }
-        return context.nil;
+        return OpenSSLHook.uninstallCapability(context, self, ProviderHook.Capability.EC);
     }
 
     private static String engineName(ThreadContext context, IRubyObject self, IRubyObject name) {

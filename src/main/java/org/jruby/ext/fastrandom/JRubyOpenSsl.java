@@ -157,13 +157,15 @@ final class JRubyOpenSsl {
     }
 
     /**
-     * Whether {@code e} is Ruby's control flow rather than a failure: a Ruby
-     * exception that is no StandardError (Interrupt, SystemExit), or a
-     * jump that is no exception (Thread#kill, throw, break).
+     * Whether {@code e} is Ruby's control flow rather than a failure: a
+     * signal (Interrupt) or {@code exit}, or a jump that is no exception
+     * (Thread#kill, throw, break). Every other Ruby exception, a
+     * NotImplementedError or a LoadError too, is a failure.
      */
     static boolean isControlFlow(ThreadContext context, Throwable e) {
         if (e instanceof RaiseException) {
-            return !context.runtime.getStandardError().isInstance(((RaiseException) e).getException());
+            IRubyObject exception = ((RaiseException) e).getException();
+            return context.runtime.getSignalException().isInstance(exception) || context.runtime.getSystemExit().isInstance(exception);
         }
         return e instanceof JumpException || e instanceof Unrescuable;
     }

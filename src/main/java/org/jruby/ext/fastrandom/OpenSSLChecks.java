@@ -113,13 +113,15 @@ final class OpenSSLChecks {
         Set<String> replaced = replaced(rsaClass);
         long before = rsaOperations();
 
-        Signature pkcs1 = Signature.getInstance("SHA256withRSA", bc);
-        pkcs1.initVerify(jcaPublic);
-        pkcs1.update(MESSAGE);
-        byte[] signature = bytes(call(context, key, "sign", digestName(context), string(context, MESSAGE)));
-        if (!pkcs1.verify(signature)) return "BouncyCastle did not verify what RSA#sign gave";
-        String verdicts = verdicts(context, key, "verify", signature, digestName(context), null, string(context, MESSAGE));
-        if (verdicts != null) return verdicts;
+        if (defined(rsaClass, "sign") && defined(rsaClass, "verify")) {
+            Signature pkcs1 = Signature.getInstance("SHA256withRSA", bc);
+            pkcs1.initVerify(jcaPublic);
+            pkcs1.update(MESSAGE);
+            byte[] signature = bytes(call(context, key, "sign", digestName(context), string(context, MESSAGE)));
+            if (!pkcs1.verify(signature)) return "BouncyCastle did not verify what RSA#sign gave";
+            String verdicts = verdicts(context, key, "verify", signature, digestName(context), null, string(context, MESSAGE));
+            if (verdicts != null) return verdicts;
+        }
 
         // MRI's private_encrypt of a SHA-256 DigestInfo (PKCS#1 padding): the engines' known answer.
         byte[] block = KnownAnswerTest.input().toByteArray();
@@ -149,7 +151,8 @@ final class OpenSSLChecks {
 
         String pss = rsaPss(context, key, bc, jcaPublic, replaced);
         if (pss != null) return pss;
-        return rsaOperations() > before ? null : "RSA's calls did not reach fast_random's engines";
+        return rsaOperations() > before || nothingCalled(rsaClass, "sign", "private_encrypt", "public_decrypt", "private_decrypt")
+                ? null : "RSA's calls did not reach fast_random's engines";
     }
 
     /** The PSS forms fast_random replaced on this release: sign_pss and verify_pss, and sign, verify, sign_raw and verify_raw with PSS options. */
@@ -171,7 +174,7 @@ final class OpenSSLChecks {
         }
         RubyHash options = RubyHash.newHash(runtime);
         options.fastASet(runtime.newString("rsa_padding_mode"), runtime.newString("pss"));
-        options.fastASet(runtime.newString("rsa_pss_saltlen"), runtime.newString("32"));
+        options.fastASet(runtime.newString("rsa_pss_saltlen"), runtime.newFixnum(32)); // jruby-openssl's own method takes an Integer only
         options.fastASet(runtime.newString("rsa_mgf1_md"), runtime.newString("SHA256"));
         String[][] forms = {{"sign", "verify"}, {"sign_raw", "verify_raw"}};
         for (String[] form : forms) {
@@ -185,7 +188,86 @@ final class OpenSSLChecks {
             String verdicts = verdicts(context, key, form[1], signature, digestName(context), options, input);
             if (verdicts != null) return verdicts;
         }
+        return pssDefaults(context, key, bc, jcaPublic, replaced);
+    }
+
+    /**
+     * The salt lengths fast_random's PSS methods take when none is given
+     * (RsaPssMethods: the longest for sign_pss and sign, the digest's for
+     * sign_raw and every verification, as jruby-openssl does) are this
+     * release's: what its own methods sign without one verifies with that
+     * salt length, and its own verdicts without one are fast_random's, for
+     * a signature with each length.
+     */
+    private static String pssDefaults(ThreadContext context, IRubyObject key, Provider bc, PublicKey jcaPublic, Set<String> replaced)
+            throws GeneralSecurityException {
+        Ruby runtime = context.runtime;
+        RubyModule rsaClass = context.runtime.getClassFromPath("OpenSSL::PKey::RSA");
+        StockMethods stock = StockMethods.of(rsaClass);
+        if (stock == null) return null;
+        RubyHash pss = RubyHash.newHash(runtime);
+        pss.fastASet(runtime.newString("rsa_padding_mode"), runtime.newString("pss"));
+        IRubyObject message = string(context, MESSAGE);
+        IRubyObject hashed = string(context, sha256(MESSAGE));
+        int longest = 256 - 32 - 2;
+        Object[][] signing = {{"sign_pss", longest, new IRubyObject[] {digestName(context), message}},
+            {"sign", longest, new IRubyObject[] {digestName(context), message, pss}},
+            {"sign_raw", 32, new IRubyObject[] {digestName(context), hashed, pss}}};
+        for (Object[] form : signing) {
+            String name = (String) form[0];
+            if (!replaced.contains(name)) continue;
+            Signature verifier = Signature.getInstance("SHA256withRSAandMGF1", bc);
+            verifier.setParameter(new PSSParameterSpec("SHA-256", "MGF1", MGF1ParameterSpec.SHA256, (Integer) form[1], 1));
+            for (boolean ours : new boolean[] {false, true}) {
+                IRubyObject[] args = (IRubyObject[]) form[2];
+                Object signed = outcome(context, () -> ours ? call(context, key, name, args) : stock.call(context, key, rsaClass, name, args));
+                if (!(signed instanceof byte[])) {
+                    if (ours || !signed.equals(outcome(context, () -> call(context, key, name, args)))) {
+                        return "RSA#" + name + " with PSS's default salt length raised " + signed + (ours ? "" : " on jruby-openssl's method alone");
+                    }
+                    break; // both raise alike: nothing to compare
+                }
+                verifier.initVerify(jcaPublic);
+                verifier.update(MESSAGE);
+                if (!verifier.verify((byte[]) signed)) {
+                    return "RSA#" + name + (ours ? "" : ", jruby-openssl's own,") + " signs with another default salt length than fast_random assumes";
+                }
+            }
+        }
+        if (!replaced.contains("sign_pss")) return null;
+        Object[][] verifying = {{"verify_pss", new IRubyObject[] {digestName(context), null, message}},
+            {"verify", new IRubyObject[] {digestName(context), null, message, pss}},
+            {"verify_raw", new IRubyObject[] {digestName(context), null, hashed, pss}}};
+        for (int salt : new int[] {32, longest}) {
+            RubyHash keywords = RubyHash.newHash(runtime);
+            keywords.fastASet(runtime.newSymbol("salt_length"), runtime.newFixnum(salt));
+            keywords.fastASet(runtime.newSymbol("mgf1_hash"), runtime.newString("SHA256"));
+            IRubyObject signature = call(context, key, "sign_pss", digestName(context), message, keywords);
+            for (Object[] form : verifying) {
+                String name = (String) form[0];
+                if (!replaced.contains(name)) continue;
+                IRubyObject[] args = ((IRubyObject[]) form[1]).clone();
+                args[1] = signature;
+                Object ours = outcome(context, () -> call(context, key, name, args));
+                Object theirs = outcome(context, () -> stock.call(context, key, rsaClass, name, args));
+                if (!ours.equals(theirs)) {
+                    return "RSA#" + name + " with PSS's default salt length answers " + ours + " where jruby-openssl's answers " + theirs
+                            + " (a signature with a salt of " + salt + " bytes)";
+                }
+            }
+        }
         return null;
+    }
+
+    /** What a call gives: a String's bytes, true or false, or the class of the StandardError it raised. */
+    private static Object outcome(ThreadContext context, java.util.function.Supplier<IRubyObject> call) {
+        try {
+            IRubyObject value = call.get();
+            return value instanceof RubyString ? ((RubyString) value).getBytes() : Boolean.valueOf(value.isTrue());
+        } catch (RaiseException e) {
+            if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
+            return e.getException().getMetaClass().getName();
+        }
     }
 
     /**
@@ -207,27 +289,30 @@ final class OpenSSLChecks {
         byte[] digest = fixed(vector.digest);
         byte[] mris = ecdsaSignature(new BigInteger(vector.r, 16), new BigInteger(vector.s, 16));
 
-        String verdicts = verdicts(context, key, "dsa_verify_asn1", mris, string(context, digest), null, null);
+        String verdicts = defined(ecClass, "dsa_verify_asn1") ? verdicts(context, key, "dsa_verify_asn1", mris, string(context, digest), null, null) : null;
         if (verdicts != null) return verdicts;
         if (replaced.contains("verify_raw")) {
             verdicts = verdicts(context, key, "verify_raw", mris, context.nil, null, string(context, digest));
             if (verdicts != null) return verdicts;
         }
         Signature raw = Signature.getInstance("NONEwithECDSA", bc);
-        for (String method : replaced.contains("sign_raw") ? new String[] {"dsa_sign_asn1", "sign_raw"} : new String[] {"dsa_sign_asn1"}) {
+        for (String method : new String[] {"dsa_sign_asn1", "sign_raw"}) {
+            if (method.equals("sign_raw") ? !replaced.contains(method) : !defined(ecClass, method)) continue;
             IRubyObject signed = method.equals("sign_raw") ? call(context, key, method, context.nil, string(context, digest))
                     : call(context, key, method, string(context, digest));
             raw.initVerify(jcaPublic);
             raw.update(digest);
             if (!raw.verify(bytes(signed))) return "BouncyCastle did not verify what EC#" + method + " gave";
         }
-        Signature sha256 = Signature.getInstance("SHA256withECDSA", bc);
-        byte[] signature = bytes(call(context, key, "sign", digestName(context), string(context, MESSAGE)));
-        sha256.initVerify(jcaPublic);
-        sha256.update(MESSAGE);
-        if (!sha256.verify(signature)) return "BouncyCastle did not verify what EC#sign gave";
-        verdicts = verdicts(context, key, "verify", signature, digestName(context), null, string(context, MESSAGE));
-        if (verdicts != null) return verdicts;
+        if (defined(ecClass, "sign") && defined(ecClass, "verify")) {
+            Signature sha256 = Signature.getInstance("SHA256withECDSA", bc);
+            byte[] signature = bytes(call(context, key, "sign", digestName(context), string(context, MESSAGE)));
+            sha256.initVerify(jcaPublic);
+            sha256.update(MESSAGE);
+            if (!sha256.verify(signature)) return "BouncyCastle did not verify what EC#sign gave";
+            verdicts = verdicts(context, key, "verify", signature, digestName(context), null, string(context, MESSAGE));
+            if (verdicts != null) return verdicts;
+        }
 
         byte[] secret = fixed(vector.secret);
         if (defined(ecClass, "dh_compute_key")
@@ -237,7 +322,8 @@ final class OpenSSLChecks {
         if (defined(ecClass, "derive") && !Arrays.equals(bytes(call(context, key, "derive", peer)), secret)) {
             return "EC#derive gave another secret than MRI";
         }
-        return ecOperations() > before ? null : "EC's calls did not reach fast_random's engine";
+        return ecOperations() > before || nothingCalled(ecClass, "dsa_verify_asn1", "dsa_sign_asn1", "sign", "derive")
+                ? null : "EC's calls did not reach fast_random's engine";
     }
 
     /**
@@ -319,13 +405,20 @@ final class OpenSSLChecks {
         return Arrays.equals(bytes(ours), bytes(stock)) ? null : "OpenSSL::PKCS5.pbkdf2_hmac_sha1 gave another key than jruby-openssl's pbkdf2_hmac";
     }
 
-    /** Cipher#random_key, which jruby-openssl draws in Java, drawn from fast_random's generators. */
+    /**
+     * Cipher#random_key (else #random_iv), which jruby-openssl draws in Java,
+     * drawn from fast_random's generators; nothing to check where it has
+     * neither when its Java classes are loaded.
+     */
     private static String random(ThreadContext context) {
+        RubyModule cipherClass = context.runtime.getClassFromPath("OpenSSL::Cipher");
+        String method = defined(cipherClass, "random_key") ? "random_key" : defined(cipherClass, "random_iv") ? "random_iv" : null;
+        if (method == null) return null;
         long before = openSslCalls();
-        IRubyObject cipher = context.runtime.getClassFromPath("OpenSSL::Cipher").callMethod(context, "new", context.runtime.newString("aes-128-cbc"));
+        IRubyObject cipher = cipherClass.callMethod(context, "new", context.runtime.newString("aes-128-cbc"));
         cipher.callMethod(context, "encrypt");
-        if (bytes(cipher.callMethod(context, "random_key")).length != 16) return "Cipher#random_key gave a key of another length";
-        return openSslCalls() > before ? null : "Cipher#random_key did not draw from fast_random's generators";
+        if (bytes(cipher.callMethod(context, method)).length != 16) return "Cipher#" + method + " gave one of another length";
+        return openSslCalls() > before ? null : "Cipher#" + method + " did not draw from fast_random's generators";
     }
 
     private static String sameAsStock(ThreadContext context, String module, String name, String stockName, IRubyObject... args) {
@@ -369,10 +462,10 @@ final class OpenSSLChecks {
         return null;
     }
 
-    /** A copy with one bit changed, in the middle (in a DER signature, inside r or s). */
+    /** A copy with the last bit changed (in a DER signature, s's last: still DER, and no longer the signature). */
     private static byte[] forged(byte[] bytes) {
         byte[] copy = bytes.clone();
-        copy[copy.length / 2] ^= 1;
+        copy[copy.length - 1] ^= 1;
         return copy;
     }
 
@@ -391,6 +484,14 @@ final class OpenSSLChecks {
 
     private static IRubyObject call(ThreadContext context, IRubyObject receiver, String name, IRubyObject... args) {
         return receiver.callMethod(context, name, args);
+    }
+
+    /** Whether {@code type} has none of the methods a check calls (so nothing could reach fast_random). */
+    private static boolean nothingCalled(RubyModule type, String... names) {
+        for (String name : names) {
+            if (defined(type, name)) return false;
+        }
+        return true;
     }
 
     private static boolean defined(RubyModule type, String name) {

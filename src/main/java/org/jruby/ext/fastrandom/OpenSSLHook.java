@@ -59,26 +59,47 @@ public final class OpenSSLHook {
      * jruby-openssl's with one warning saying why; nothing here fails the
      * require that loaded openssl.
      */
-    static synchronized boolean install(ThreadContext context, RubyModule fastRandom) {
+    static boolean install(ThreadContext context, RubyModule fastRandom) {
         Ruby runtime = context.runtime;
-        if (fastRandom.getInternalVariable(INSTALLED) != null) return true;
-        if (!defined(runtime, "OpenSSL::PKey::RSA") || !defined(runtime, "OpenSSL::Random")) return false;
+        synchronized (fastRandom) { // this runtime's: the checks at load may take a while, and other runtimes need not wait
+            if (fastRandom.getInternalVariable(INSTALLED) != null) return true;
+            if (!defined(runtime, "OpenSSL::PKey::RSA") || !defined(runtime, "OpenSSL::Random")) return false;
 
-        fastRandom.setInternalVariable(INSTALLED, context.tru);
-        String tooOld = JRubyOpenSsl.tooOld(runtime);
-        if (tooOld != null) {
-            for (String capability : new String[] {"RSA", "EC", "AES"}) {
-                ((RubyModule) fastRandom.getConstant(capability)).setInternalVariable(INSTALL_PROBLEM, tooOld);
+            fastRandom.setInternalVariable(INSTALLED, context.tru);
+            String tooOld = JRubyOpenSsl.tooOld(runtime);
+            if (tooOld != null) {
+                for (String capability : new String[] {"RSA", "EC", "AES"}) {
+                    ((RubyModule) fastRandom.getConstant(capability)).setInternalVariable(INSTALL_PROBLEM, tooOld);
+                }
+                Diagnostics.warnOnce(tooOld);
+                return true;
             }
-            Diagnostics.warnOnce(tooOld);
+            String step = "OpenSSL::Random";
+            try {
+                installRandom(context);
+                for (String capability : new String[] {"RSA", "EC", "AES"}) {
+                    step = capability;
+                    installOrWarn(context, fastRandom, capability);
+                }
+                step = "PBKDF2";
+                installPbkdf2(context);
+            } catch (RuntimeException | Error e) { // an Interrupt, exit or Thread#kill: what was not done is said so
+                String why = "fast_random's install into jruby-openssl was cut short at " + step + " (" + e + ")";
+                for (String capability : new String[] {"RSA", "EC", "AES"}) {
+                    RubyModule module = (RubyModule) fastRandom.getConstant(capability);
+                    if (!ProviderHook.installed(runtime.getJRubyClassLoader(), capabilityOf(capability))
+                            && module.getInternalVariable(INSTALL_PROBLEM) == null) {
+                        module.setInternalVariable(INSTALL_PROBLEM, why);
+                    }
+                }
+                throw e;
+            }
             return true;
         }
-        installRandom(context);
-        installOrWarn(context, fastRandom, "RSA");
-        installOrWarn(context, fastRandom, "EC");
-        installOrWarn(context, fastRandom, "AES");
-        installPbkdf2(context);
-        return true;
+    }
+
+    private static ProviderHook.Capability capabilityOf(String module) {
+        return ProviderHook.Capability.valueOf(module);
     }
 
     /** OpenSSL::Random.random_bytes, and what jruby-openssl draws in Java ({@link OpenSSLRandomMethods}). */
@@ -169,21 +190,35 @@ public final class OpenSSLHook {
         refuseUnusable(context, capability);
         ClassLoader loader = context.runtime.getJRubyClassLoader();
         RubyModule target = context.runtime.getClassFromPath(className);
-        ((RubyModule) self).setInternalVariable(PROVIDER, ProviderHook.install(loader, provided));
+        RubyModule module = (RubyModule) self;
+        JRubyOpenSslProvider provider = ProviderHook.install(loader, provided);
+        module.setInternalVariable(PROVIDER, provider);
         try {
             replaceMethods.accept(target);
             JRubyOpenSsl.checkAtLoad(context, capability);
-        } catch (JRubyOpenSsl.Unusable e) {
-            StockMethods.uninstall(target);
-            ProviderHook.uninstall(loader, provided);
-            throw Errors.engineUnavailable(context, e.getMessage());
         } catch (RuntimeException | LinkageError e) {
             StockMethods.uninstall(target);
-            ProviderHook.uninstall(loader, provided);
-            throw e;
+            ProviderHook.uninstall(loader, provider, provided);
+            if (!(e instanceof JRubyOpenSsl.Unusable)) throw e;
+            module.setInternalVariable(INSTALL_PROBLEM, e.getMessage());
+            throw Errors.engineUnavailable(context, e.getMessage());
         }
-        ((RubyModule) self).removeInternalVariable(INSTALL_PROBLEM);
+        module.removeInternalVariable(INSTALL_PROBLEM);
         return context.tru;
+    }
+
+    /**
+     * RSA, EC and AES's {@code uninstall}: that capability's switch off on
+     * the provider this module put in (whether or not jruby-openssl still
+     * holds it), and jruby-openssl's own provider back once none is on.
+     * Nothing to do before openssl is loaded or an install.
+     */
+    static IRubyObject uninstallCapability(ThreadContext context, IRubyObject self, ProviderHook.Capability provided) {
+        Object provider = ((RubyModule) self).getInternalVariable(PROVIDER);
+        if (provider instanceof JRubyOpenSslProvider) {
+            ProviderHook.uninstall(context.runtime.getJRubyClassLoader(), (JRubyOpenSslProvider) provider, provided);
+        }
+        return context.nil;
     }
 
     /**

@@ -181,10 +181,7 @@ public final class RsaModule {
      */
     @JRubyMethod(name = "uninstall", meta = true)
     public static IRubyObject uninstall(ThreadContext context, IRubyObject self) {
-        if (OpenSSLHook.defined(context.runtime, "OpenSSL::PKey::RSA")) {
-            ProviderHook.uninstall(context.runtime.getJRubyClassLoader(), ProviderHook.Capability.RSA);
-        }
-        return context.nil;
+        return OpenSSLHook.uninstallCapability(context, self, ProviderHook.Capability.RSA);
     }
 
     private static boolean known(String engine) {
