@@ -1,6 +1,7 @@
 package fastrandom.jca;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.security.Provider;
 
 /**
@@ -69,6 +70,26 @@ public final class ProviderHook {
     public static Provider bouncyCastle(ClassLoader loader) {
         Provider current = securityProvider(loader);
         return current instanceof JRubyOpenSslProvider ? ((JRubyOpenSslProvider) current).bouncyCastle() : current;
+    }
+
+    /**
+     * Null when jruby-openssl's {@code SecurityHelper} has what this hook
+     * uses (a static getter and setter of its provider, and a provider to
+     * wrap); else what it lacks, said as a thing it has no.
+     */
+    public static String missing(ClassLoader loader) {
+        try {
+            Class<?> helper = Class.forName(SECURITY_HELPER, true, loader);
+            Method get = helper.getMethod("getSecurityProvider");
+            Method set = helper.getMethod("setSecurityProvider", Provider.class);
+            if (!Modifier.isStatic(get.getModifiers()) || !Modifier.isStatic(set.getModifiers())
+                    || !Provider.class.isAssignableFrom(get.getReturnType())) {
+                return SECURITY_HELPER + "'s static getSecurityProvider and setSecurityProvider(Provider)";
+            }
+            return get.invoke(null) == null ? "provider in " + SECURITY_HELPER : null;
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return SECURITY_HELPER + ".getSecurityProvider and setSecurityProvider(Provider)";
+        }
     }
 
     private static Provider securityProvider(ClassLoader loader) {

@@ -256,7 +256,7 @@ public final class EcMethods {
     }
 
     private static boolean active(ThreadContext context) {
-        return OpenSSLHook.serving(context.runtime, "EC", ProviderHook.Capability.EC) && EcEngines.current() != null;
+        return OpenSSLHook.serving(context.runtime, ProviderHook.Capability.EC) && EcEngines.current() != null;
     }
 
     private static void warnFallback(EcEngineException e) {
@@ -265,7 +265,7 @@ public final class EcMethods {
 
     /** The key, its curve and the engine, when our engine takes the key (and serves its curve); else null. */
     private static Target target(IRubyObject self, boolean needPrivate) {
-        if (!OpenSSLHook.serving(self.getRuntime(), "EC", ProviderHook.Capability.EC)) return null; // uninstalled: stock throughout
+        if (!OpenSSLHook.serving(self.getRuntime(), ProviderHook.Capability.EC)) return null; // uninstalled: stock throughout
         OpenSslEcEngine engine = EcEngines.current();
         if (engine == null) return null;
         if (needPrivate) {

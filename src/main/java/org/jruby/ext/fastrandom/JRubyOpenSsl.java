@@ -1,8 +1,5 @@
 package org.jruby.ext.fastrandom;
 
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
-import java.security.Provider;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
@@ -44,8 +41,6 @@ final class JRubyOpenSsl {
      */
     static final Set<String> TESTED = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
             "0.15.0", "0.15.3", "0.15.4", "0.15.5", "0.15.6", "0.16.0", "0.16.1", "0.16.2")));
-
-    private static final String SECURITY_HELPER = "org.jruby.ext.openssl.SecurityHelper";
 
     /** What fast_random can put into jruby-openssl, each whole or not at all. */
     enum Capability {
@@ -123,10 +118,7 @@ final class JRubyOpenSsl {
             case PBKDF2:
                 needs.singletonMethods("OpenSSL::KDF", "pbkdf2_hmac");
                 break;
-            case RANDOM:
-                needs.module("OpenSSL::Random");
-                break;
-            default:
+            default: // OpenSSL::Random's methods are fast_random's own, and the hook waits for the module
                 throw new IllegalArgumentException(capability.name());
         }
         needs.check(capability);
@@ -181,24 +173,12 @@ final class JRubyOpenSsl {
 
         /** SecurityHelper's provider, which fast_random's RSA, EC and AES wrap ({@link ProviderHook}). */
         void provider() {
-            ClassLoader loader = runtime.getJRubyClassLoader();
-            try {
-                Class<?> helper = Class.forName(SECURITY_HELPER, true, loader);
-                Method get = helper.getMethod("getSecurityProvider");
-                Method set = helper.getMethod("setSecurityProvider", Provider.class);
-                if (!Modifier.isStatic(get.getModifiers()) || !Modifier.isStatic(set.getModifiers())
-                        || !Provider.class.isAssignableFrom(get.getReturnType())) {
-                    missing.add(SECURITY_HELPER + "'s static getSecurityProvider and setSecurityProvider(Provider)");
-                } else if (get.invoke(null) == null) {
-                    missing.add("provider in " + SECURITY_HELPER);
-                }
-            } catch (ReflectiveOperationException | LinkageError e) {
-                missing.add(SECURITY_HELPER + ".getSecurityProvider and setSecurityProvider(Provider)");
-            }
+            String lacking = ProviderHook.missing(runtime.getJRubyClassLoader());
+            if (lacking != null) missing.add(lacking);
         }
 
         /** The module itself. */
-        RubyModule module(String path) {
+        private RubyModule module(String path) {
             if (!OpenSSLHook.defined(runtime, path)) {
                 missing.add(path);
                 return null;
@@ -247,13 +227,16 @@ final class JRubyOpenSsl {
         }
     }
 
+    /** Up to three dot-separated numbers at the start of a version. */
+    private static final java.util.regex.Pattern VERSION_NUMBERS = java.util.regex.Pattern.compile("\\A(\\d+)(?:\\.(\\d+))?(?:\\.(\\d+))?");
+
     /**
      * The first three numbers of a version, each read up to its first
      * non-digit ("0.14.0-SNAPSHOT" is 0.14.0, "0.16.3.dev" 0.16.3), or null
      * when it does not start with a number.
      */
     private static int[] numbers(String version) {
-        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("\\A(\\d+)(?:\\.(\\d+))?(?:\\.(\\d+))?").matcher(version);
+        java.util.regex.Matcher matcher = VERSION_NUMBERS.matcher(version);
         if (!matcher.find()) return null;
         int[] parts = new int[3];
         try {

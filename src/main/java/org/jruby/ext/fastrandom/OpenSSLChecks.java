@@ -41,6 +41,7 @@ import fastrandom.random.Backend;
 import fastrandom.random.Call;
 import fastrandom.random.GeneratorSecureRandom;
 import fastrandom.rsa.KnownAnswerTest;
+import fastrandom.rsa.Operands;
 import fastrandom.rsa.RsaStats;
 
 /**
@@ -126,7 +127,7 @@ final class OpenSSLChecks {
         // MRI's private_encrypt of a SHA-256 DigestInfo (PKCS#1 padding): the engines' known answer.
         byte[] block = KnownAnswerTest.input().toByteArray();
         byte[] digestInfo = Arrays.copyOfRange(block, block.length - SHA256_DIGEST_INFO.length - 32, block.length);
-        byte[] output = unsigned(KnownAnswerTest.output(), 256);
+        byte[] output = Operands.fixedLength(KnownAnswerTest.output(), 256);
         if (defined(rsaClass, "private_encrypt")
                 && !Arrays.equals(bytes(call(context, key, "private_encrypt", string(context, digestInfo))), output)) {
             return "RSA#private_encrypt gave another answer than MRI";
@@ -553,18 +554,9 @@ final class OpenSSLChecks {
         return out.toByteArray();
     }
 
-    /** A non-negative value as exactly {@code length} big-endian bytes. */
-    private static byte[] unsigned(BigInteger value, int length) {
-        byte[] bytes = value.toByteArray();
-        byte[] out = new byte[length];
-        int n = Math.min(bytes.length, length);
-        System.arraycopy(bytes, bytes.length - n, out, length - n, n);
-        return out;
-    }
-
     /** P-256 hex as its 32 bytes. */
     private static byte[] fixed(String hex) {
-        return unsigned(new BigInteger(hex, 16), 32);
+        return Operands.fixedLength(new BigInteger(hex, 16), 32);
     }
 
     private static byte[] hex(String digits) {

@@ -67,28 +67,29 @@ public final class OpenSSLHook {
 
             fastRandom.setInternalVariable(INSTALLED, context.tru);
             String tooOld = JRubyOpenSsl.tooOld(runtime);
+            // FastRandom::RSA, EC and AES, named as the capabilities they put into the provider.
+            ProviderHook.Capability[] modules = ProviderHook.Capability.values();
             if (tooOld != null) {
-                for (String capability : new String[] {"RSA", "EC", "AES"}) {
-                    ((RubyModule) fastRandom.getConstant(capability)).setInternalVariable(INSTALL_PROBLEM, tooOld);
+                for (ProviderHook.Capability capability : modules) {
+                    ((RubyModule) fastRandom.getConstant(capability.name())).setInternalVariable(INSTALL_PROBLEM, tooOld);
                 }
                 Diagnostics.warnOnce(tooOld);
                 return true;
             }
             String step = "OpenSSL::Random";
             try {
-                installRandom(context);
-                for (String capability : new String[] {"RSA", "EC", "AES"}) {
-                    step = capability;
-                    installOrWarn(context, fastRandom, capability);
+                OpenSSLRandomMethods.install(context);
+                for (ProviderHook.Capability capability : modules) {
+                    step = capability.name();
+                    installOrWarn(context, fastRandom, step);
                 }
                 step = "PBKDF2";
                 installPbkdf2(context);
             } catch (RuntimeException | Error e) { // an Interrupt, exit or Thread#kill: what was not done is said so
                 String why = "fast_random's install into jruby-openssl was cut short at " + step + " (" + e + ")";
-                for (String capability : new String[] {"RSA", "EC", "AES"}) {
-                    RubyModule module = (RubyModule) fastRandom.getConstant(capability);
-                    if (!ProviderHook.installed(runtime.getJRubyClassLoader(), capabilityOf(capability))
-                            && module.getInternalVariable(INSTALL_PROBLEM) == null) {
+                for (ProviderHook.Capability capability : modules) {
+                    RubyModule module = (RubyModule) fastRandom.getConstant(capability.name());
+                    if (!ProviderHook.installed(runtime.getJRubyClassLoader(), capability) && module.getInternalVariable(INSTALL_PROBLEM) == null) {
                         module.setInternalVariable(INSTALL_PROBLEM, why);
                     }
                 }
@@ -96,21 +97,6 @@ public final class OpenSSLHook {
             }
             return true;
         }
-    }
-
-    private static ProviderHook.Capability capabilityOf(String module) {
-        return ProviderHook.Capability.valueOf(module);
-    }
-
-    /** OpenSSL::Random.random_bytes, and what jruby-openssl draws in Java ({@link OpenSSLRandomMethods}). */
-    private static void installRandom(ThreadContext context) {
-        try {
-            JRubyOpenSsl.require(context.runtime, JRubyOpenSsl.Capability.RANDOM);
-        } catch (JRubyOpenSsl.Unusable e) {
-            Diagnostics.warn("OpenSSL::Random stays jruby-openssl's: " + e.getMessage());
-            return;
-        }
-        OpenSSLRandomMethods.install(context);
     }
 
     /** PBKDF2's methods on OpenSSL::KDF and OpenSSL::PKCS5 ({@link KdfMethods}), whole or not at all. */
@@ -223,14 +209,14 @@ public final class OpenSSLHook {
 
     /**
      * Whether this runtime's jruby-openssl serves {@code capability} through
-     * fast_random now (FastRandom's module {@code name} installed it, and it
+     * fast_random now (its FastRandom module, RSA, EC or AES, installed it, and it
      * is not switched off since): cheap enough for every call of a replaced
      * method. Asked of the provider in this runtime's jruby-openssl, whose
      * switches are its own even where runtimes share fast_random's classes.
      */
-    static boolean serving(Ruby runtime, String name, ProviderHook.Capability capability) {
+    static boolean serving(Ruby runtime, ProviderHook.Capability capability) {
         RubyModule fastRandom = runtime.getModule("FastRandom");
-        IRubyObject module = fastRandom == null ? null : fastRandom.getConstantAt(name);
+        IRubyObject module = fastRandom == null ? null : fastRandom.getConstantAt(capability.name());
         Object provider = module instanceof RubyModule ? ((RubyModule) module).getInternalVariable(PROVIDER) : null;
         return provider instanceof JRubyOpenSslProvider && ((JRubyOpenSslProvider) provider).isActive(capability);
     }

@@ -167,7 +167,7 @@ public final class RsaPssMethods {
     }
 
     private static RSAPrivateCrtKey privateKey(IRubyObject self) {
-        if (!OpenSSLHook.serving(self.getRuntime(), "RSA", ProviderHook.Capability.RSA) || RsaEngines.current() == null) {
+        if (!OpenSSLHook.serving(self.getRuntime(), ProviderHook.Capability.RSA) || RsaEngines.current() == null) {
             return null; // uninstalled or :java: stock throughout
         }
         PrivateKey key = PKeyAccess.privateKey(self);
@@ -177,7 +177,7 @@ public final class RsaPssMethods {
     }
 
     private static RSAPublicKey publicKey(IRubyObject self) {
-        if (!OpenSSLHook.serving(self.getRuntime(), "RSA", ProviderHook.Capability.RSA) || RsaEngines.current() == null) return null;
+        if (!OpenSSLHook.serving(self.getRuntime(), ProviderHook.Capability.RSA) || RsaEngines.current() == null) return null;
         PublicKey key = PKeyAccess.publicKey(self);
         return key instanceof RSAPublicKey ? (RSAPublicKey) key : null;
     }
