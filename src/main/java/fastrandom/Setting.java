@@ -26,6 +26,11 @@ public enum Setting {
     /** The :gmp engine's libgmp: auto (the default), system, bundled, or an absolute path. */
     GMP_LIBRARY("FAST_RANDOM_GMP_LIBRARY", "fast_random.gmp_library"),
     /**
+     * The directory for private copies of the native libraries (a second
+     * runtime's, a packaged application's): default ~/.cache/fast_random/native.
+     */
+    NATIVE_DIRECTORY("FAST_RANDOM_NATIVE_DIR", "fast_random.native.dir"),
+    /**
      * Hex: the OpenSSL version number the native library pretends libcrypto
      * has (e.g. {@code 30000040}); honoured by the test build of the library only.
      */

@@ -1,53 +1,32 @@
 package fastrandom.jni;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
+import java.net.URL;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.OpenOption;
-import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Arrays;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * fast_random's JNI library, loaded at most once per class loader, the
  * first time something needs it (never when the gem is required). The Ruby
- * layer tells us where the gem keeps it; it is loaded from there, never
+ * layer tells us where the gem keeps it: a file, loaded from there, never
  * extracted to a temporary directory, so read-only and noexec /tmp do not
- * matter.
+ * matter; or an entry of a jar or war (a packaged application: Warbler,
+ * jruby-mains, a fat jar), loaded from a private copy ({@link LibraryCopy})
+ * checked against the SHA-256 the jar records for it.
  *
  * <p>Every JRuby runtime loads fast_random's jar through a class loader of
  * its own, and the JVM lets one class loader at a time load a given library
  * file ("already loaded in another classloader"). So the first runtime in a
  * JVM loads the gem's file, and each other one (a second ScriptingContainer,
  * jruby-rack's pool, a redeployed web application while the old one is
- * still being collected) loads a private copy: written to a directory only
- * this user can write ({@link #COPY_DIRECTORY}, by default
- * {@code ~/.cache/fast_random/native}, created mode 0700 and checked),
- * under a name no other loader uses, and deleted as soon as it is loaded,
- * as JNA, netty-tcnative and sqlite-jdbc do in their temporary directories.
- * Each copy is its own library with its own C state; the JVM unloads it
- * when the runtime's class loader is collected.
+ * still being collected) loads a private copy ({@link LibraryCopy}). Each
+ * copy is its own library with its own C state; the JVM unloads it when
+ * the runtime's class loader is collected.
  */
 public final class NativeLibrary {
-    /** System property naming the directory for private copies (default: ~/.cache/fast_random/native). */
-    public static final String COPY_DIRECTORY = "fast_random.native.dir";
-
-    /** Copies older than this are left behind by a JVM that died between copying and loading: removed. */
-    private static final long STALE_MILLIS = TimeUnit.MINUTES.toMillis(10);
-    private static final String COPY_PREFIX = "libfast_random-";
-
     private static volatile String path;
+    private static volatile URL entry; // the archive entry at path, when the gem is packaged (null: a file, or no such entry)
+    private static volatile boolean archived;
     private static volatile boolean chosenByUser = true; // false: the gem's own file for this platform
     private static Boolean loaded; // guarded by NativeLibrary.class
     private static String failure;
@@ -83,6 +62,21 @@ public final class NativeLibrary {
     public static synchronized void setPath(String libraryPath, boolean chosenByUser) {
         path = libraryPath;
         NativeLibrary.chosenByUser = chosenByUser;
+        entry = null;
+        archived = false;
+    }
+
+    /**
+     * The gem's own library for this platform is an entry of an archive (the
+     * gem is packaged in a jar or war): {@code shownAs} is its path as Ruby
+     * names it ({@code uri:classloader:/gems/...}), {@code archiveEntry} its
+     * URL, null when the archive has no such entry.
+     */
+    public static synchronized void setArchived(String shownAs, URL archiveEntry) {
+        path = shownAs;
+        chosenByUser = false;
+        entry = archiveEntry;
+        archived = true;
     }
 
     /**
@@ -93,7 +87,9 @@ public final class NativeLibrary {
      */
     public static synchronized boolean absentAsExpected() {
         String file = path;
-        return Boolean.FALSE.equals(loaded) && !chosenByUser && (file == null || !new java.io.File(file).exists());
+        if (!Boolean.FALSE.equals(loaded) || chosenByUser) return false;
+        if (archived) return entry == null;
+        return file == null || !new java.io.File(file).exists();
     }
 
     /**
@@ -110,6 +106,8 @@ public final class NativeLibrary {
         String file = path;
         if (file == null) {
             failure = "no native library was built for this platform";
+        } else if (archived) {
+            failure = loadFromArchive(file);
         } else if (!new java.io.File(file).isFile()) {
             failure = "native library " + file + " is missing";
         } else {
@@ -117,7 +115,7 @@ public final class NativeLibrary {
                 System.load(file);
             } catch (UnsatisfiedLinkError e) {
                 if (String.valueOf(e.getMessage()).contains("another classloader")) {
-                    failure = loadCopy(Paths.get(file));
+                    failure = loadCopy(file);
                 } else {
                     failure = "native library " + file + " could not be loaded: " + e.getMessage();
                 }
@@ -134,148 +132,65 @@ public final class NativeLibrary {
         return failure;
     }
 
-    /** Whether this class loader runs a private copy of the library (another one in the JVM loaded the gem's file). */
+    /** Whether this class loader runs a private copy of the library (another one in the JVM loaded the gem's file, or the gem is in an archive). */
     public static synchronized boolean privateCopy() {
         return copied;
     }
 
+    /** Whether the library is the gem's own inside an archive, copied out to load (see {@link #setArchived}). */
+    public static synchronized boolean archived() {
+        return archived;
+    }
+
     /**
-     * Loads a private copy of {@code original} (see the class comment);
-     * null when it loaded, else why not.
+     * Loads a private copy of the archive entry {@code shownAs} (see the
+     * class comment); null when it loaded, else why not.
      */
-    private static String loadCopy(Path original) {
-        Path directory = copyDirectory();
-        Path copy = null;
+    private static String loadFromArchive(String shownAs) {
+        byte[] bytes;
         try {
-            if (!directory.isAbsolute()) return cannotCopy(original, directory, "not an absolute path");
-            String problem = privateDirectory(directory);
-            if (problem != null) return cannotCopy(original, directory, problem);
-            removeStale(directory);
-            copy = newFile(directory, ".so");
-            Object written = fileKey(copy);
-            Set<OpenOption> writeOnly = new HashSet<>(Arrays.asList(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
-            try (SeekableByteChannel out = Files.newByteChannel(copy, writeOnly)) {
-                ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(original));
-                while (bytes.hasRemaining()) out.write(bytes);
-            }
-            // Only this user can write here (checked above, up to the root), and it is still the file we made.
-            if (!written.equals(fileKey(copy))) return cannotCopy(original, directory, "the copy was replaced");
-            System.load(copy.toString());
-            copied = true;
-            return null;
-        } catch (IOException | RuntimeException | UnsatisfiedLinkError e) {
-            return cannotCopy(original, directory, e.toString());
-        } finally {
-            // Loaded (mapped) or not, the file has done its job.
-            if (copy != null) {
-                try {
-                    Files.deleteIfExists(copy);
-                } catch (IOException | SecurityException e) {
-                    copy.toFile().deleteOnExit();
-                }
-            }
+            bytes = entry == null ? null : LibraryCopy.read(entry);
+        } catch (IOException | RuntimeException e) {
+            return "native library " + shownAs + " could not be read from its archive: " + e;
         }
-    }
-
-    private static Object fileKey(Path file) throws IOException {
-        PosixFileAttributes attributes = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (!attributes.isRegularFile() || attributes.fileKey() == null) throw new IOException(file + " is not a regular file");
-        return attributes.fileKey();
-    }
-
-    private static String cannotCopy(Path original, Path directory, String why) {
-        return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
-                + "and a private copy could not be loaded from " + directory + " (" + why + "; -D" + COPY_DIRECTORY
-                + "=DIR names a directory of this user's on an executable filesystem)";
-    }
-
-    /** The directory for private copies: {@link #COPY_DIRECTORY}, else ~/.cache/fast_random/native. */
-    static Path copyDirectory() {
-        String configured = System.getProperty(COPY_DIRECTORY);
-        if (configured != null && !configured.isEmpty()) return Paths.get(configured);
-        return Paths.get(System.getProperty("user.home", "?"), ".cache", "fast_random", "native");
-    }
-
-    /**
-     * Creates {@code directory} (mode 0700) if it is missing; null when it
-     * is a real directory (not a link) owned by this user and writable by
-     * no one else, and no directory above it lets anyone else swap it (each
-     * is root's or this user's, and writable by others only with the sticky
-     * bit, as /tmp is): so nobody else can put a file where we are about to
-     * load one.
-     */
-    static String privateDirectory(Path directory) throws IOException {
-        Path parent = directory.getParent();
-        if (parent == null) return "it has no parent directory";
-        Files.createDirectories(parent);
-        if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
-            try {
-                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } catch (FileAlreadyExistsException raced) {
-                // another runtime made it meanwhile: checked below like any other
-            }
+        if (bytes == null) {
+            entry = null; // absent as expected: the gem ships none for this platform
+            return "native library " + shownAs + " is missing";
         }
-        PosixFileAttributes attributes = Files.readAttributes(directory, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (attributes.isSymbolicLink()) return "it is a symbolic link";
-        if (!attributes.isDirectory()) return "it is not a directory";
-        int me = uidOfNewFile(directory);
-        if (uid(directory) != me) return "it belongs to " + attributes.owner().getName();
-        if ((mode(directory) & 0022) != 0) return "others may write to it (" + PosixFilePermissions.toString(attributes.permissions()) + ")";
-        for (Path above = parent.toRealPath(); above != null; above = above.getParent()) {
-            int owner = uid(above);
-            if (owner != 0 && owner != me) return above + " above it belongs to another user";
-            int mode = mode(above);
-            if ((mode & 0022) != 0 && (mode & 01000) == 0) return "others may write to " + above + " above it";
+        byte[] recorded = LibraryCopy.recordedDigest(platformFile());
+        if (recorded == null) {
+            return "native library " + shownAs + " is not loaded: fast_random.jar records no SHA-256 for " + platformFile();
         }
+        if (!java.security.MessageDigest.isEqual(recorded, LibraryCopy.sha256(bytes))) {
+            return "native library " + shownAs + " is not loaded: it does not match the SHA-256 fast_random.jar records for it"
+                    + " (a partial or altered archive, or one of another build of fast_random)";
+        }
+        try {
+            LibraryCopy.load(bytes, recorded, System.mapLibraryName("fast_random"), copy -> System.load(copy.toString()));
+        } catch (LibraryCopy.Failure e) {
+            return "native library " + shownAs + " is inside an archive, and a private copy of it could not be loaded from "
+                    + e.describe();
+        }
+        copied = true;
         return null;
     }
 
-    private static int uid(Path path) throws IOException {
-        return (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-    }
-
-    private static int mode(Path path) throws IOException {
-        return (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-    }
-
-    /** This process's user id: the owner of a file it makes (in {@code directory}, removed at once). */
-    private static int uidOfNewFile(Path directory) throws IOException {
-        Path probe = newFile(directory, ".owner");
-        try {
-            return uid(probe);
-        } finally {
-            Files.deleteIfExists(probe);
-        }
-    }
-
     /**
-     * A new file of this user's only (mode 0700), under a name no other one
-     * has, created exclusively. Not Files.createTempFile: its names come
-     * from a SecureRandom, which may be ours, still being set up (the
-     * library is loaded while the generators seed).
+     * Loads a private copy of the file {@code original}, which another
+     * class loader in this JVM has loaded; null when it loaded, else why not.
      */
-    private static Path newFile(Path directory, String suffix) throws IOException {
-        String loader = Integer.toHexString(System.identityHashCode(NativeLibrary.class));
-        for (int attempt = 0; ; attempt++) {
-            Path file = directory.resolve(COPY_PREFIX + loader + "-" + Long.toHexString(System.nanoTime()) + suffix);
-            try {
-                return Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } catch (FileAlreadyExistsException e) {
-                if (attempt == 100) throw e;
-            }
+    private static String loadCopy(String original) {
+        try {
+            byte[] bytes = Files.readAllBytes(Paths.get(original));
+            LibraryCopy.load(bytes, LibraryCopy.sha256(bytes), System.mapLibraryName("fast_random"), copy -> System.load(copy.toString()));
+        } catch (LibraryCopy.Failure e) {
+            return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
+                    + "and a private copy could not be loaded from " + e.describe();
+        } catch (IOException | RuntimeException e) {
+            return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
+                    + "and could not be read for a private copy: " + e;
         }
-    }
-
-    /** Removes copies a JVM that died between copying and loading left behind (old enough that no loader still wants them). */
-    private static void removeStale(Path directory) {
-        long before = System.currentTimeMillis() - STALE_MILLIS;
-        try (DirectoryStream<Path> copies = Files.newDirectoryStream(directory, COPY_PREFIX + "*")) {
-            for (Path copy : copies) {
-                FileTime modified = Files.getLastModifiedTime(copy, LinkOption.NOFOLLOW_LINKS);
-                if (modified.toMillis() < before) Files.deleteIfExists(copy);
-            }
-        } catch (IOException | SecurityException e) {
-            // leftovers are harmless: private, and never loaded again
-        }
+        copied = true;
+        return null;
     }
 }

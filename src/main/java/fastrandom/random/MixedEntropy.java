@@ -61,7 +61,7 @@ public final class MixedEntropy implements EntropySource {
         String absent = cpu.unavailableReason();
         if (absent != null) {
             String message = "seeding from the OS only, without CPU entropy: " + absent;
-            if (CpuRandom.absentAsExpected(absent)) Diagnostics.warnOnceIfVerbose(message);
+            if (CpuRandom.absentAsExpected(absent) || Diagnostics.saidOnceForNativeCode(absent)) Diagnostics.warnOnceIfVerbose(message);
             else Diagnostics.warnOnce(message);
             return;
         }

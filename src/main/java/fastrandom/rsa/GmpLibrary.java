@@ -2,11 +2,14 @@ package fastrandom.rsa;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.URL;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 import fastrandom.Setting;
+import fastrandom.jni.LibraryCopy;
 
 /**
  * Which libgmp the {@code :gmp} engine runs on, loaded once through jnagmp
@@ -32,8 +35,22 @@ public final class GmpLibrary {
     private static volatile boolean tried;
     private static volatile String failure;
     private static volatile String loaded;
+    private static volatile String archivedVendor; // the gem's vendor directory, when it is inside an archive
+    private static volatile Function<String, URL> archiveEntries;
 
     private GmpLibrary() {}
+
+    /**
+     * The gem is packaged in a jar or war: its vendor directory is
+     * {@code vendor} (as Ruby names it, e.g. {@code uri:classloader:/gems/...}),
+     * and {@code entries} gives the URL of an entry below it (null when
+     * there is none). The bundled libgmp is then a private copy of the
+     * archive's ({@link LibraryCopy}).
+     */
+    public static void setArchivedVendor(String vendor, Function<String, URL> entries) {
+        archiveEntries = entries;
+        archivedVendor = vendor;
+    }
 
     /**
      * Loads JNA and libgmp if that has not been tried yet. Null when GMP can
@@ -143,6 +160,8 @@ public final class GmpLibrary {
                 if (systemProblem != null) system = null;
                 if (system == null && !wanted.equals("auto")) throw new IllegalStateException(systemProblem);
             }
+            String vendor = archivedVendor;
+            if (system == null && vendor != null) return loadArchived(vendor, libraryName, platform, loader, systemProblem, wanted);
             File bundled = bundledLibrary(libraryName, platform);
             File chosen = system;
             if (chosen == null) {
@@ -175,6 +194,41 @@ public final class GmpLibrary {
                 where = file.getPath() + ", found by the dynamic linker";
             }
             return (system != null ? "system GMP " : "GMP ") + version + " (" + where + ")";
+        }
+
+        /**
+         * The bundled libgmp of a gem inside an archive: read from the
+         * archive, checked against the SHA-256 fast_random's jar records for
+         * it, and loaded from a private copy.
+         */
+        private static String loadArchived(String vendor, String libraryName, String platform, ClassLoader loader,
+                                           String systemProblem, String wanted) throws IOException {
+            String relative = "gmp/" + platform + "/" + libraryName;
+            String shownAs = vendor + "/" + relative;
+            URL entry = archiveEntries.apply(shownAs);
+            byte[] bytes = entry == null ? null : LibraryCopy.read(entry);
+            if (bytes == null) {
+                throw new IllegalStateException((systemProblem == null ? "" : systemProblem + "; ")
+                        + "no bundled libgmp for " + platform + " (" + shownAs + " is missing)");
+            }
+            byte[] recorded = LibraryCopy.recordedDigest("vendor/" + relative);
+            if (recorded == null || !java.security.MessageDigest.isEqual(recorded, LibraryCopy.sha256(bytes))) {
+                throw new IllegalStateException("bundled libgmp " + shownAs + " is not loaded: "
+                        + (recorded == null ? "fast_random.jar records no SHA-256 for it" : "it does not match the SHA-256 fast_random.jar records for it"));
+            }
+            try {
+                LibraryCopy.load(bytes, recorded, libraryName, copy -> {
+                    // JNA finds "gmp" as libgmp.so in the copy's own directory, and dlopens it now.
+                    com.sun.jna.NativeLibrary.addSearchPath("gmp", copy.getParent().toString());
+                    com.squareup.jnagmp.Gmp.checkLoaded();
+                });
+            } catch (LibraryCopy.Failure e) {
+                throw new IllegalStateException("bundled libgmp " + shownAs + " is inside an archive, and a private copy of it could not be loaded from "
+                        + e.describe());
+            }
+            String version = version(com.sun.jna.NativeLibrary.getInstance("gmp", loader));
+            return "bundled GMP " + version + " (a private copy of " + shownAs
+                    + (systemProblem != null && wanted.equals("auto") ? "; " + systemProblem : "") + ")";
         }
 
         /**

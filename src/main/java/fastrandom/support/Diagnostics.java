@@ -8,6 +8,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
+import fastrandom.jni.LibraryCopy;
+import fastrandom.jni.NativeLibrary;
+
 /**
  * One-time warnings. Each JRuby runtime loads these classes through a class
  * loader of its own and {@link #attach attaches} its sink, which writes to
@@ -65,6 +68,32 @@ public final class Diagnostics {
     public static void warnOnceIfVerbose(String message) {
         Consumer<String> sink = onlySink();
         if (sink instanceof Sink && ((Sink) sink).verbose() && WARNED.add(message)) sink.accept("fast_random: " + message);
+    }
+
+    /**
+     * Whether {@code reason} (why something runs without native code) is
+     * that the native library did not load, or that no private copy of a
+     * native library could be loaded ({@link LibraryCopy}): said here, once,
+     * for everything it costs, rather than by each thing that needed it;
+     * not at all when the gem only ships no library for this platform. The
+     * caller then says its own part only under $VERBOSE.
+     */
+    public static boolean saidOnceForNativeCode(String reason) {
+        if (reason == null) return false;
+        String copy = LibraryCopy.lastFailure();
+        if (copy != null && reason.contains(copy)) {
+            warnOnce("no private copy of fast_random's native libraries could be loaded from " + copy
+                    + ": fast_random goes on without them (RSA and EC on the engines FastRandom::RSA.engine and "
+                    + "FastRandom::EC.engine name, the generators seeded from the OS alone)");
+            return true;
+        }
+        String failure = NativeLibrary.failure();
+        if (failure == null || !reason.contains(failure)) return false;
+        if (!NativeLibrary.absentAsExpected()) {
+            warnOnce("the native library did not load (" + failure + "): fast_random goes on without it (RSA and EC on "
+                    + "the engines FastRandom::RSA.engine and FastRandom::EC.engine name, the generators seeded from the OS alone)");
+        }
+        return true;
     }
 
     /** Prints "fast_random: message" (callers that decide themselves when to warn). */

@@ -7,7 +7,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
-import fastrandom.jni.NativeLibrary;
 
 /**
  * Which engine one family of operations (RSA, EC) runs on: one of its
@@ -165,7 +164,7 @@ public final class EngineRegistry<E> {
                 return;
             }
             reasons.append(reasons.length() == 0 ? "" : "; ").append(name).append(": ").append(result.reason);
-            actionable |= !NativeLibrary.onlyAbsentAsExpected(result.reason);
+            actionable |= !Diagnostics.saidOnceForNativeCode(result.reason);
         }
         use(JAVA, null);
         say(actionable, family + " stays on " + javaCode + " (" + reasons + ")");

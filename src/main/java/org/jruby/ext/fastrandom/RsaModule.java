@@ -1,6 +1,5 @@
 package org.jruby.ext.fastrandom;
 
-import java.io.File;
 import java.util.Map;
 
 import org.jruby.Ruby;
@@ -14,6 +13,7 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jca.ProviderHook;
+import fastrandom.rsa.GmpLibrary;
 import fastrandom.rsa.GmpRsaEngine;
 import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngines;
@@ -64,6 +64,8 @@ public final class RsaModule {
     static RubyModule define(Ruby runtime, RubyModule fastRandom) {
         ThreadContext context = runtime.getCurrentContext();
         requireVendorJars(runtime, fastRandom);
+        String vendor = fastRandom.getConstantAt("LIBRARY_DIR").asJavaString() + "/vendor";
+        if (GemFiles.inArchive(vendor)) GmpLibrary.setArchivedVendor(vendor, GemFiles.resolver(runtime));
         // Named only once complete: another thread that sees the constant sees every method.
         RubyModule rsa = RubyModule.newModule(runtime);
         rsa.setConstant("EngineUnavailableError", fastRandom.getConstant("EngineUnavailableError"));
@@ -78,9 +80,8 @@ public final class RsaModule {
 
     /** Requires the newest {@code vendor/NAME-VERSION.jar} of each of {@link #VENDOR_JARS} there is. */
     private static void requireVendorJars(Ruby runtime, RubyModule fastRandom) {
-        File vendor = new File(fastRandom.getConstantAt("LIBRARY_DIR").asJavaString(), "vendor");
-        String[] listed = vendor.list();
-        String[] files = listed == null ? new String[0] : listed;
+        String vendor = fastRandom.getConstantAt("LIBRARY_DIR").asJavaString() + "/vendor";
+        String[] files = GemFiles.list(runtime, vendor);
         for (String name : VENDOR_JARS) {
             String newest = null;
             for (String file : files) {
@@ -89,7 +90,7 @@ public final class RsaModule {
                     newest = file;
                 }
             }
-            if (newest != null) runtime.getLoadService().require(new File(vendor, newest).getPath());
+            if (newest != null) runtime.getLoadService().require(vendor + "/" + newest);
         }
     }
 

@@ -35,7 +35,7 @@ public final class SecureRandomLibrary implements Library {
         runtime.pushPostExitFunction(new TearDown(runtime, warnings));
         Errors.define(runtime, fastRandom);
         FastRandomModule.define(runtime, fastRandom, configuration);
-        NativeLibrary.setPath(nativeLibraryPath(fastRandom, configuration), !configuration.nativeLibrary.isNil());
+        setNativeLibraryPath(runtime, fastRandom, configuration);
         RubyModule methods = SecureRandomMethods.define(runtime, fastRandom);
         runtime.getModule("SecureRandom").getSingletonClass().prependModule(methods);
         OpenSSLHook.define(runtime, fastRandom);
@@ -45,11 +45,17 @@ public final class SecureRandomLibrary implements Library {
     /**
      * Where the JNI library is (loaded only when first needed):
      * {@code FAST_RANDOM_NATIVE_LIBRARY} ({@link Configuration}), else the
-     * platform's directory beside the jar, {@code FastRandom::LIBRARY_DIR}.
+     * platform's directory beside the jar, {@code FastRandom::LIBRARY_DIR},
+     * a file or, in a packaged application, an archive entry ({@link GemFiles}).
      */
-    private static String nativeLibraryPath(RubyModule fastRandom, Configuration configuration) {
-        if (!configuration.nativeLibrary.isNil()) return configuration.nativeLibrary.asJavaString();
-        return fastRandom.getConstant("LIBRARY_DIR").asJavaString() + "/" + NativeLibrary.platformFile();
+    private static void setNativeLibraryPath(Ruby runtime, RubyModule fastRandom, Configuration configuration) {
+        if (!configuration.nativeLibrary.isNil()) {
+            NativeLibrary.setPath(configuration.nativeLibrary.asJavaString(), true);
+            return;
+        }
+        String path = fastRandom.getConstant("LIBRARY_DIR").asJavaString() + "/" + NativeLibrary.platformFile();
+        if (GemFiles.inArchive(path)) NativeLibrary.setArchived(path, GemFiles.entry(runtime, path));
+        else NativeLibrary.setPath(path, false);
     }
 
     /**

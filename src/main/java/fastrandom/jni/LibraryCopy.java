@@ -1,0 +1,323 @@
+package fastrandom.jni;
+
+import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.net.URLConnection;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import fastrandom.Setting;
+
+/**
+ * Private copies of a native library, for a loader that cannot load the
+ * gem's own file: a second class loader in the JVM ({@link NativeLibrary},
+ * "already loaded in another classloader"), or a gem packaged inside a jar
+ * or war, whose libraries are archive entries rather than files (the JNI
+ * library, and the :gmp engine's bundled libgmp).
+ *
+ * <p>A copy is written to a directory only this user can write
+ * ({@link Setting#NATIVE_DIRECTORY}, by default
+ * {@code ~/.cache/fast_random/native}, created mode 0700 and checked up to
+ * the root), into a new directory of its own (so it can keep the file name
+ * a loader such as JNA looks for), checked against a SHA-256 before it is
+ * loaded, and deleted as soon as it is loaded, as JNA, netty-tcnative and
+ * sqlite-jdbc do in their temporary directories. Never {@code /tmp} by
+ * default: it is often mounted noexec.
+ *
+ * <p>The SHA-256 of every library the gem ships is recorded at build time
+ * in fast_random's jar ({@code fastrandom/jni/libraries.sha256}, written by
+ * the Rakefile), so a copy of an archive entry that is partial, altered or
+ * from another build never loads.
+ */
+public final class LibraryCopy {
+    /** The resource beside this class listing "SHA-256  path" for each shipped library, paths relative to lib/fast_random. */
+    static final String DIGESTS = "libraries.sha256";
+
+    /** Copies older than this are left behind by a JVM that died between copying and loading: removed. */
+    private static final long STALE_MILLIS = TimeUnit.MINUTES.toMillis(10);
+    private static final String COPY_PREFIX = "libfast_random-";
+
+    private static volatile String lastFailure;
+
+    private LibraryCopy() {}
+
+    /** {@link Failure#describe()} of the last copy that could not be made or loaded in this class loader, or null. */
+    public static String lastFailure() {
+        return lastFailure;
+    }
+
+    /** Loads the copy at {@code file} (it exists until this returns). */
+    @FunctionalInterface
+    public interface Loader {
+        void load(Path file) throws Exception;
+    }
+
+    /** Why a copy could not be made or loaded: {@link #directory} and {@link #why}. */
+    public static final class Failure extends Exception {
+        private static final long serialVersionUID = 1L;
+        /** The directory the copy was to go to. */
+        public final transient Path directory;
+        /** What went wrong there. */
+        public final String why;
+
+        Failure(Path directory, String why) {
+            super(directory + ": " + why);
+            this.directory = directory;
+            this.why = why;
+            lastFailure = describe();
+        }
+
+        /** "DIR (WHY; how to choose another)", for the end of a sentence about a library. */
+        public String describe() {
+            return directory + " (" + why + "; " + advice() + ")";
+        }
+    }
+
+    /** What the user can set to put copies elsewhere. */
+    public static String advice() {
+        return "-D" + Setting.NATIVE_DIRECTORY.property() + "=DIR or " + Setting.NATIVE_DIRECTORY.variable()
+                + "=DIR names a directory of this user's on a writable, executable filesystem";
+    }
+
+    /**
+     * Writes {@code bytes} to a new private file named {@code fileName},
+     * checks that the file holds exactly the bytes whose SHA-256 is
+     * {@code sha256}, hands it to {@code loader}, and deletes it (loaded,
+     * the library stays mapped).
+     */
+    public static void load(byte[] bytes, byte[] sha256, String fileName, Loader loader) throws Failure {
+        Path directory = directory();
+        Path home = null;
+        Path copy = null;
+        try {
+            if (!directory.isAbsolute()) throw new Failure(directory, "not an absolute path");
+            String problem = privateDirectory(directory);
+            if (problem != null) throw new Failure(directory, problem);
+            removeStale(directory);
+            home = newDirectory(directory);
+            copy = home.resolve(fileName);
+            Set<OpenOption> create = new HashSet<>(Arrays.asList(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+            try (SeekableByteChannel out = Files.newByteChannel(copy, create, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")))) {
+                ByteBuffer buffer = ByteBuffer.wrap(bytes);
+                while (buffer.hasRemaining()) out.write(buffer);
+            }
+            // Only this user can write here (checked above, up to the root); read back, it is still exactly what we meant to load.
+            if (!MessageDigest.isEqual(sha256, sha256(Files.readAllBytes(copy)))) {
+                throw new Failure(directory, "the copy written there does not match its SHA-256");
+            }
+            loader.load(copy);
+        } catch (Failure e) {
+            throw e;
+        } catch (Exception | UnsatisfiedLinkError e) {
+            throw new Failure(directory, reason(e));
+        } finally {
+            // Loaded (mapped) or not, the file has done its job.
+            delete(copy);
+            delete(home);
+        }
+    }
+
+    /** What went wrong, in the words of the system where there are some ("Read-only file system /x"). */
+    private static String reason(Throwable e) {
+        if (e instanceof java.nio.file.FileSystemException) {
+            java.nio.file.FileSystemException f = (java.nio.file.FileSystemException) e;
+            String what = f instanceof java.nio.file.AccessDeniedException ? "Permission denied"
+                    : f instanceof NoSuchFileException ? "No such file or directory"
+                    : f instanceof FileAlreadyExistsException ? "File exists"
+                    : f.getReason() != null ? f.getReason() : f.getClass().getSimpleName();
+            return what + ": " + f.getFile();
+        }
+        if (e instanceof UnsatisfiedLinkError) {
+            String message = String.valueOf(e.getMessage());
+            String last = message.substring(message.lastIndexOf(": ") + 1).trim();
+            if (last.contains("failed to map segment")) return "the filesystem does not let a library run from it, as with noexec (" + last + ")";
+            return "it did not load: " + message;
+        }
+        return String.valueOf(e);
+    }
+
+    /**
+     * The bytes at {@code entry} (an archive entry's URL), read without the
+     * JDK's jar cache (which would keep the archive open); null when there is
+     * no such entry.
+     */
+    public static byte[] read(URL entry) throws IOException {
+        URLConnection connection = entry.openConnection();
+        connection.setUseCaches(false);
+        try (InputStream in = connection.getInputStream()) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 17);
+            byte[] chunk = new byte[1 << 16];
+            for (int n; (n = in.read(chunk)) != -1; ) out.write(chunk, 0, n);
+            return out.toByteArray();
+        } catch (FileNotFoundException | NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The SHA-256 fast_random's jar records for the shipped library at
+     * {@code path} (relative to lib/fast_random, e.g.
+     * {@code linux-x86_64/libfast_random.so}); null when it records none.
+     */
+    public static byte[] recordedDigest(String path) {
+        try (InputStream in = LibraryCopy.class.getResourceAsStream(DIGESTS)) {
+            if (in == null) return null;
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            byte[] chunk = new byte[4096];
+            for (int n; (n = in.read(chunk)) != -1; ) out.write(chunk, 0, n);
+            for (String line : new String(out.toByteArray(), StandardCharsets.US_ASCII).split("\n")) {
+                String[] fields = line.trim().split("\\s+", 2);
+                if (fields.length == 2 && fields[1].equals(path) && fields[0].matches("[0-9a-f]{64}")) return hex(fields[0]);
+            }
+            return null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** SHA-256 of {@code bytes}. */
+    public static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+
+    private static byte[] hex(String hex) {
+        byte[] bytes = new byte[hex.length() / 2];
+        for (int i = 0; i < bytes.length; i++) bytes[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
+        return bytes;
+    }
+
+    /** The directory for private copies: {@link Setting#NATIVE_DIRECTORY}, else ~/.cache/fast_random/native. */
+    public static Path directory() {
+        String configured = Setting.NATIVE_DIRECTORY.value();
+        if (configured != null) return Paths.get(configured);
+        return Paths.get(System.getProperty("user.home", "?"), ".cache", "fast_random", "native");
+    }
+
+    /**
+     * Creates {@code directory} (mode 0700) if it is missing; null when it
+     * is a real directory (not a link) owned by this user and writable by
+     * no one else, and no directory above it lets anyone else swap it (each
+     * is root's or this user's, and writable by others only with the sticky
+     * bit, as /tmp is): so nobody else can put a file where we are about to
+     * load one.
+     */
+    static String privateDirectory(Path directory) throws IOException {
+        Path parent = directory.getParent();
+        if (parent == null) return "it has no parent directory";
+        Files.createDirectories(parent);
+        if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException raced) {
+                // another runtime made it meanwhile: checked below like any other
+            }
+        }
+        PosixFileAttributes attributes = Files.readAttributes(directory, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (attributes.isSymbolicLink()) return "it is a symbolic link";
+        if (!attributes.isDirectory()) return "it is not a directory";
+        int me = uidOfNewDirectory(directory);
+        if (uid(directory) != me) return "it belongs to " + attributes.owner().getName();
+        if ((mode(directory) & 0022) != 0) return "others may write to it (" + PosixFilePermissions.toString(attributes.permissions()) + ")";
+        for (Path above = parent.toRealPath(); above != null; above = above.getParent()) {
+            int owner = uid(above);
+            if (owner != 0 && owner != me) return above + " above it belongs to another user";
+            int mode = mode(above);
+            if ((mode & 0022) != 0 && (mode & 01000) == 0) return "others may write to " + above + " above it";
+        }
+        return null;
+    }
+
+    private static int uid(Path path) throws IOException {
+        return (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static int mode(Path path) throws IOException {
+        return (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** This process's user id: the owner of a directory it makes (in {@code directory}, removed at once). */
+    private static int uidOfNewDirectory(Path directory) throws IOException {
+        Path probe = newDirectory(directory);
+        try {
+            return uid(probe);
+        } finally {
+            Files.deleteIfExists(probe);
+        }
+    }
+
+    /**
+     * A new directory of this user's only (mode 0700), under a name no other
+     * one has, created exclusively. Not Files.createTempDirectory: its names
+     * come from a SecureRandom, which may be ours, still being set up (the
+     * library is loaded while the generators seed).
+     */
+    private static Path newDirectory(Path directory) throws IOException {
+        String loader = Integer.toHexString(System.identityHashCode(LibraryCopy.class));
+        for (int attempt = 0; ; attempt++) {
+            Path made = directory.resolve(COPY_PREFIX + loader + "-" + Long.toHexString(System.nanoTime()));
+            try {
+                return Files.createDirectory(made, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == 100) throw e;
+            }
+        }
+    }
+
+    private static void delete(Path path) {
+        if (path == null) return;
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException | SecurityException e) {
+            path.toFile().deleteOnExit();
+        }
+    }
+
+    /**
+     * Removes copies a JVM that died between copying and loading left
+     * behind (old enough that no loader still wants them): their files,
+     * then their directories.
+     */
+    private static void removeStale(Path directory) {
+        long before = System.currentTimeMillis() - STALE_MILLIS;
+        try (DirectoryStream<Path> copies = Files.newDirectoryStream(directory, COPY_PREFIX + "*")) {
+            for (Path copy : copies) {
+                FileTime modified = Files.getLastModifiedTime(copy, LinkOption.NOFOLLOW_LINKS);
+                if (modified.toMillis() >= before) continue;
+                if (Files.isDirectory(copy, LinkOption.NOFOLLOW_LINKS)) {
+                    try (DirectoryStream<Path> files = Files.newDirectoryStream(copy)) {
+                        for (Path file : files) Files.deleteIfExists(file);
+                    }
+                }
+                Files.deleteIfExists(copy);
+            }
+        } catch (IOException | SecurityException e) {
+            // leftovers are harmless: private, and never loaded again
+        }
+    }
+}
