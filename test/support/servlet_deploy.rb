@@ -61,12 +61,18 @@ module ServletDeploy
 
   # Runs the harness for the JRuby version given ("10.1.0.0" or "9.4.15.0"),
   # fast_random required in the app or not; returns a Result.
+  # +war+: the web app as a .war file Tomcat does not unpack, fast_random
+  # in it as a packaged gem (build_war).
   def run(jruby, fast_random: true, deploys: 20, requests: 12, concurrency: 4, gc_seconds: 60, heap_dump: nil,
-          stock_workarounds: true, jruby_in: :container)
+          stock_workarounds: true, jruby_in: :container, war: false)
     jruby_jar, java_home, (rack_jar, *tomcat_jars) = environment(jruby)
     dir = File.join(WORK, jruby)
     classes = compile(java_home, tomcat_jars, File.join(dir, "classes"))
-    webapp = build_webapp(File.join(dir, fast_random ? "webapp" : "webapp-stock"), jruby_jar, rack_jar, fast_random, jruby_in)
+    webapp = if war
+               build_war(File.join(dir, "war"), java_home, jruby_jar, rack_jar, jruby_in)
+             else
+               build_webapp(File.join(dir, fast_random ? "webapp" : "webapp-stock"), jruby_jar, rack_jar, fast_random, jruby_in)
+             end
     base = File.join(dir, "tomcat")
     java_tmp = File.join(dir, "java-tmp")
     FileUtils.rm_rf([base, java_tmp])
@@ -96,7 +102,9 @@ module ServletDeploy
     # The container inherits this process's environment, FAST_RANDOM_* (the
     # test build of the JNI library, hidden CPU features) included; JRuby's
     # ENV in each runtime is that environment (jruby.runtime.env is unset).
-    out, err, status = Open3.capture3(*command)
+    # A war's fast_random is its own gem, with the library in it: not the test build.
+    environment = war ? { "FAST_RANDOM_NATIVE_LIBRARY" => nil } : {}
+    out, err, status = Open3.capture3(environment, *command)
     seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
     lines = out.lines.filter_map { |line| JSON.parse(line) if line.start_with?("{") }
     Result.new(lines, lines.find { |line| line["event"] == "summary" }, err, status, seconds, command)
@@ -161,7 +169,39 @@ module ServletDeploy
     webapp
   end
 
-  def web_xml(fast_random_lib)
+  # The web app packed as Warbler packs one with its gemjar feature, as a
+  # .war file: the gems (fast_random's java gem, installed by `gem install`)
+  # in WEB-INF/lib/gems.jar, so on the web app's class path, and
+  # jruby-rack's ClassPathLayout, whose gem path is uri:classloader://. So
+  # fast_random's lib/ is an archive entry of an archive entry, and
+  # `require "fast_random"` finds it through RubyGems as any gem there.
+  # JRuby cannot list a directory of a jar that is itself inside a war
+  # that is not unpacked (Tomcat's jar:war:file:...*/ URLs), so RubyGems
+  # would find no specification there; each directory of gems.jar carries
+  # the .jrubydir file listing it that JRuby reads in its place, as JRuby's
+  # own packaging (jruby-complete, jruby-maven-plugins) writes them.
+  def build_war(dir, java_home, jruby_jar, rack_jar, jruby_in)
+    require_relative "packaged_app"
+    webapp = build_webapp(File.join(dir, "exploded"), jruby_jar, rack_jar, true, jruby_in)
+    File.write(File.join(webapp, "WEB-INF", "web.xml"), web_xml("gem", layout: "JRuby::Rack::ClassPathLayout"))
+    gems = File.join(dir, "gems")
+    FileUtils.rm_rf(gems)
+    FileUtils.mkdir_p(gems)
+    %w[gems specifications].each { |part| FileUtils.cp_r(File.join(PackagedApp.gem_home, part), gems) }
+    [gems, *Dir.glob("**/", base: gems).map { |dir| File.join(gems, dir) }].each do |dir|
+      File.write(File.join(dir, ".jrubydir"), [".", "..", *Dir.children(dir).sort].join("\n") + "\n")
+    end
+    jar = File.join(java_home, "bin/jar")
+    war = File.join(dir, "app.war")
+    FileUtils.rm_f([war, File.join(webapp, "WEB-INF", "lib", "gems.jar")])
+    [[File.join(webapp, "WEB-INF", "lib", "gems.jar"), gems], [war, webapp]].each do |archive, contents|
+      out, status = Open3.capture2e(jar, "--create", "--file", archive, "-C", contents, ".")
+      raise "jar failed:\n#{out}" unless status.success?
+    end
+    war
+  end
+
+  def web_xml(fast_random_lib, layout: nil)
     <<~XML
       <?xml version="1.0" encoding="UTF-8"?>
       <web-app xmlns="http://java.sun.com/xml/ns/javaee"
@@ -174,8 +214,8 @@ module ServletDeploy
         <context-param><param-name>jruby.max.runtimes</param-name><param-value>#{RUNTIMES}</param-value></context-param>
         <context-param><param-name>jruby.runtime.init.threads</param-name><param-value>#{RUNTIMES}</param-value></context-param>
         <context-param><param-name>jruby.runtime.acquire.timeout</param-name><param-value>60</param-value></context-param>
-        <context-param><param-name>jruby.rack.logging</param-name><param-value>stderr</param-value></context-param>
-        <!-- The application's setting: where fast_random is (empty: not used). -->
+        <context-param><param-name>jruby.rack.logging</param-name><param-value>stderr</param-value></context-param>#{layout && "\n  <context-param><param-name>jruby.rack.layout_class</param-name><param-value>#{layout}</param-value></context-param>"}
+        <!-- The application's setting: where fast_random is ("gem": a gem of the war; empty: not used). -->
         <context-param><param-name>fast_random.lib</param-name><param-value>#{fast_random_lib}</param-value></context-param>
         <filter>
           <filter-name>RackFilter</filter-name>

@@ -4,16 +4,16 @@
 # each runtime of its pool (WEB-INF/config.ru of the exploded web app).
 #
 # The web app's context-param fast_random.lib names the checkout's lib/
-# directory (an application would have the gem in WEB-INF/gems); empty, the
-# app runs on stock JRuby, which the test uses to tell leaks of JRuby and
-# jruby-rack from fast_random's.
+# directory; "gem", the app is a packed war and fast_random one of its gems
+# (ServletDeploy.build_war); empty, the app runs on stock JRuby, which the
+# test uses to tell leaks of JRuby and jruby-rack from fast_random's.
 require "jruby"
 require "json"
 require "openssl"
 
 FAST_RANDOM_LIB = $servlet_context.getInitParameter("fast_random.lib").to_s
 unless FAST_RANDOM_LIB.empty?
-  $LOAD_PATH.unshift(FAST_RANDOM_LIB)
+  $LOAD_PATH.unshift(FAST_RANDOM_LIB) unless FAST_RANDOM_LIB == "gem"
   require "fast_random"
 end
 require "securerandom"
@@ -23,7 +23,8 @@ MESSAGE = "fast_random in a servlet container"
 # RSA key from the PEM the test wrote beside this file, the EC key new. The
 # public halves are made in ways every supported jruby-openssl has (0.15.0
 # has no public_to_pem or public_to_der).
-RSA_KEY = OpenSSL::PKey::RSA.new(File.read(File.join(__dir__, "rsa_key.pem")))
+# Read as a resource of the web app: a war that is not unpacked has no files.
+RSA_KEY = OpenSSL::PKey::RSA.new($servlet_context.getResourceAsStream("/WEB-INF/rsa_key.pem").to_io.read)
 RSA_PUBLIC = RSA_KEY.public_key
 EC_KEY = OpenSSL::PKey::EC.generate("prime256v1")
 EC_PUBLIC = OpenSSL::PKey::EC.new(EC_KEY.group).tap { |key| key.public_key = EC_KEY.public_key }
@@ -107,7 +108,12 @@ run lambda { |env|
       "rsa_engine_problem" => FastRandom::RSA.engine_problem(:openssl),
       "rdrand_available" => FastRandom.rdrand_available?,
       "rdrand_problem" => FastRandom.rdrand_problem,
-      "native_library_failure" => Java::FastrandomJni::NativeLibrary.failure
+      "native_library_failure" => Java::FastrandomJni::NativeLibrary.failure,
+      "native_library_archived" => Java::FastrandomJni::NativeLibrary.archived,
+      "library_dir" => FastRandom.const_get(:LIBRARY_DIR),
+      "rsa_stats" => FastRandom::RSA.stats[:openssl],
+      # Deterministic (PKCS#1 v1.5): the test compares it with MRI's.
+      "rsa_signature" => [RSA_KEY.sign("SHA256", MESSAGE)].pack("m0")
     )
   end
   sleep(Float(params["hold"])) if params["hold"]

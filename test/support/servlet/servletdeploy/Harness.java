@@ -27,14 +27,15 @@ import org.apache.tomcat.util.scan.StandardJarScanFilter;
 import org.apache.tomcat.util.scan.StandardJarScanner;
 
 /**
- * Deploys one exploded web application (jruby-rack's RackFilter in front of
- * a config.ru; test/support/servlet_deploy.rb says where JRuby is) into an embedded
+ * Deploys one web application (jruby-rack's RackFilter in front of a
+ * config.ru; test/support/servlet_deploy.rb says where JRuby is), exploded
+ * or a .war file that Tomcat does not unpack (unpackWARs="false"), into an embedded
  * Tomcat 9 on 127.0.0.1, requests it over HTTP, undeploys it, and does that
  * again and again in this one JVM; then checks that every web-app class
  * loader, and every class loader the application reported through
  * {@link Probe}, can be collected.
  *
- * Usage: Harness WEBAPP_DIR BASE_DIR DEPLOYS REQUESTS CONCURRENCY GC_SECONDS
+ * Usage: Harness WEBAPP_DIR_OR_WAR BASE_DIR DEPLOYS REQUESTS CONCURRENCY GC_SECONDS
  *
  * Prints one line per event, each a JSON object with an "event" key:
  * "started" (the port), "deploy" (deploy number, milliseconds to start,
@@ -67,6 +68,8 @@ public final class Harness {
         tomcat.getServer().addLifecycleListener(new JreMemoryLeakPreventionListener());
         tomcat.getServer().addLifecycleListener(new ThreadLocalLeakPreventionListener());
         tomcat.getHost().setAutoDeploy(false);
+        // A war is served from inside the archive, as with unpackWARs="false" in server.xml.
+        ((org.apache.catalina.core.StandardHost) tomcat.getHost()).setUnpackWARs(false);
         tomcat.start();
         int port = tomcat.getConnector().getLocalPort();
         emit("{\"event\":\"started\",\"port\":" + port + "}");
@@ -218,6 +221,7 @@ public final class Harness {
         context.setName(CONTEXT_PATH);
         context.setPath(CONTEXT_PATH);
         context.setDocBase(webapp.getPath());
+        context.setUnpackWAR(false);
         // Scanning jruby-complete for TLDs and web fragments on every
         // deploy only costs time: web.xml is metadata-complete.
         StandardJarScanner scanner = new StandardJarScanner();

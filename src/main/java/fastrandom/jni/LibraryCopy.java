@@ -23,8 +23,12 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -182,19 +186,31 @@ public final class LibraryCopy {
      * {@code linux-x86_64/libfast_random.so}); null when it records none.
      */
     public static byte[] recordedDigest(String path) {
+        String hex = recorded().get(path);
+        return hex == null ? null : hex(hex);
+    }
+
+    /** The paths (relative to lib/fast_random) of the libraries fast_random's jar records, in its order. */
+    public static List<String> recordedPaths() {
+        return new ArrayList<>(recorded().keySet());
+    }
+
+    /** What {@link #DIGESTS} says: path to SHA-256 in hex; empty when the jar has no such resource. */
+    private static Map<String, String> recorded() {
+        Map<String, String> digests = new LinkedHashMap<>();
         try (InputStream in = LibraryCopy.class.getResourceAsStream(DIGESTS)) {
-            if (in == null) return null;
+            if (in == null) return digests;
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             byte[] chunk = new byte[4096];
             for (int n; (n = in.read(chunk)) != -1; ) out.write(chunk, 0, n);
             for (String line : new String(out.toByteArray(), StandardCharsets.US_ASCII).split("\n")) {
                 String[] fields = line.trim().split("\\s+", 2);
-                if (fields.length == 2 && fields[1].equals(path) && fields[0].matches("[0-9a-f]{64}")) return hex(fields[0]);
+                if (fields.length == 2 && fields[0].matches("[0-9a-f]{64}")) digests.put(fields[1], fields[0]);
             }
-            return null;
         } catch (IOException e) {
-            return null;
+            // as if there were none: nothing is loaded from an archive
         }
+        return digests;
     }
 
     /** SHA-256 of {@code bytes}. */

@@ -65,10 +65,9 @@ final class GemFiles {
         }
     }
 
-    /** The names in the directory {@code path} (a file system or archive one), through JRuby's own resources; empty when there is none. */
-    static String[] list(Ruby runtime, String path) {
-        FileResource directory = JRubyFile.createResource(runtime, path);
-        String[] names = directory.isDirectory() ? directory.list() : null;
-        return names == null ? new String[0] : names;
+    /** Whether the file {@code path} (of the file system or an archive) exists, through JRuby's own resources. */
+    static boolean exists(Ruby runtime, String path) {
+        FileResource file = JRubyFile.createResource(runtime, path);
+        return file.exists() && !file.isDirectory();
     }
 }

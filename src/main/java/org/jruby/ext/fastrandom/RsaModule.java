@@ -1,5 +1,6 @@
 package org.jruby.ext.fastrandom;
 
+import java.util.List;
 import java.util.Map;
 
 import org.jruby.Ruby;
@@ -13,6 +14,7 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jca.ProviderHook;
+import fastrandom.jni.LibraryCopy;
 import fastrandom.rsa.GmpLibrary;
 import fastrandom.rsa.GmpRsaEngine;
 import fastrandom.rsa.OpenSslRsaEngine;
@@ -78,19 +80,23 @@ public final class RsaModule {
         return rsa;
     }
 
-    /** Requires the newest {@code vendor/NAME-VERSION.jar} of each of {@link #VENDOR_JARS} there is. */
+    /**
+     * Requires {@code vendor/NAME-VERSION.jar} for each of {@link #VENDOR_JARS},
+     * in that order, by the names fast_random's jar records for them
+     * ({@link LibraryCopy#recordedPaths}): no directory listing, which a
+     * gem inside an archive does not always allow. A jar that is not there
+     * is left out (the :gmp engine then says what it misses).
+     */
     private static void requireVendorJars(Ruby runtime, RubyModule fastRandom) {
-        String vendor = fastRandom.getConstantAt("LIBRARY_DIR").asJavaString() + "/vendor";
-        String[] files = GemFiles.list(runtime, vendor);
+        String libraryDir = fastRandom.getConstantAt("LIBRARY_DIR").asJavaString();
+        List<String> recorded = LibraryCopy.recordedPaths();
         for (String name : VENDOR_JARS) {
-            String newest = null;
-            for (String file : files) {
-                if (file.startsWith(name + "-") && file.endsWith(".jar") && file.length() > name.length() + 1
-                        && Character.isDigit(file.charAt(name.length() + 1)) && (newest == null || file.compareTo(newest) > 0)) {
-                    newest = file;
-                }
+            for (String path : recorded) {
+                if (!path.startsWith("vendor/" + name + "-") || !path.endsWith(".jar")
+                        || !Character.isDigit(path.charAt("vendor/".length() + name.length() + 1))) continue;
+                String jar = libraryDir + "/" + path;
+                if (GemFiles.exists(runtime, jar)) runtime.getLoadService().require(jar);
             }
-            if (newest != null) runtime.getLoadService().require(vendor + "/" + newest);
         }
     }
 
