@@ -45,7 +45,8 @@ import fastrandom.rsa.RsaStats;
  *
  *   java -cp fast_random.jar:DIR NativeCheck LIB_DIR KEY_DIR MODE
  *
- * LIB_DIR is the gem's lib/fast_random, KEY_DIR holds PKCS#8 and X.509 DER
+ * LIB_DIR is the gem's lib/fast_random, a directory or, as in a packaged
+ * application, a {@code jar:file:...!/...} URL inside an archive; KEY_DIR holds PKCS#8 and X.509 DER
  * files (rsa, p256, p521, and the peers p256_peer, p521_peer), which MODE
  * "keys" writes with the JDK (LIB_DIR unused). MODE "engines" uses the library through the JVM-wide provider
  * and the engines, as Java code in a JRuby process would; "cpu" reports
@@ -70,9 +71,15 @@ public final class NativeCheck {
             writeKeys(keyDir);
             return;
         }
-        NativeLibrary.setPath(Paths.get(libDir, NativeLibrary.platformFile()).toAbsolutePath().toString(), false);
+        if (libDir.startsWith("jar:")) {
+            String entry = libDir + "/" + NativeLibrary.platformFile();
+            NativeLibrary.setArchived(entry, new java.net.URL(entry));
+        } else {
+            NativeLibrary.setPath(Paths.get(libDir, NativeLibrary.platformFile()).toAbsolutePath().toString(), false);
+        }
         print("platform_file", NativeLibrary.platformFile());
         print("native_library", NativeLibrary.load() ? "loaded" : NativeLibrary.failure());
+        print("native_library_copied", NativeLibrary.archived() + " " + NativeLibrary.privateCopy());
         cpu();
         if (mode.equals("engines")) engines(keyDir);
         else if (mode.equals("no-libcrypto")) noLibCrypto(keyDir);

@@ -48,15 +48,20 @@ class Aarch64Test < Minitest::Test
     assert File.file?(File.join(CHECK_CLASSES, "NativeCheck.class")), "rake test_builds built no NativeCheck"
   end
 
-  # NativeCheck in the arm64 JVM: [{name => value}, stderr].
-  def arm64(mode, cpu: "max", remove: [])
-    key = [mode, cpu, remove]
+  # NativeCheck in the arm64 JVM: [{name => value}, stderr]. +archive+: the
+  # host directory of an app.jar holding the library, which NativeCheck
+  # then loads from inside the jar, as in a packaged application.
+  def arm64(mode, cpu: "max", remove: [], archive: nil)
+    key = [mode, cpu, remove, archive]
     self.class.runs[key] ||= begin
       inside = Arm64Root::CHECKOUT
+      lib_dir = archive ? "jar:file:/app/app.jar!/fast_random" : "#{inside}/lib/fast_random"
+      mounts = { self.class.keys => KEYS }
+      mounts[archive] = "/app" if archive
       out, err, status = Arm64Root.run(Arm64Root::JAVA, "-XX:TieredStopAtLevel=1",
                                        "-cp", self.class.classpath("#{inside}/lib/fast_random", "#{inside}/tmp/native/check"),
-                                       "NativeCheck", "#{inside}/lib/fast_random", KEYS, mode,
-                                       cpu: cpu, mounts: { self.class.keys => KEYS }, remove: remove)
+                                       "NativeCheck", lib_dir, KEYS, mode,
+                                       cpu: cpu, mounts: mounts, remove: remove)
       assert status.success?, "NativeCheck #{mode} on #{cpu} failed (#{Arm64Root.describe(status)}):\n#{out}#{err}"
       [transcript(out), err]
     end
@@ -162,6 +167,24 @@ class Aarch64Test < Minitest::Test
     refute_empty warnings, "libcrypto's absence went unsaid"
     warnings.each { |line| assert_match(/\Afast_random: .*libcrypto\.so\.3 could not be loaded/, line) }
     assert_equal warnings.uniq, warnings, "a warning repeated"
+  end
+
+  # A packaged application (a Warbler jar or war): the aarch64 library is an
+  # entry of the archive, copied out (checked against the SHA-256 the jar
+  # records) into the default copy directory and loaded from there.
+  def test_the_library_loads_from_inside_a_jar_on_aarch64
+    Dir.mktmpdir("fr-arm64-app-") do |app|
+      out, status = Open3.capture2e(File.join(ENV_JAVA.fetch("java.home"), "bin", "jar"), "--create", "--file", File.join(app, "app.jar"),
+                                    "-C", File.dirname(LIB), "fast_random/linux-aarch64/libfast_random.so")
+      assert status.success?, out
+      lines, err = arm64("engines", archive: app)
+      directory, = arm64("engines")
+      assert_equal ["loaded", "true true"], lines.values_at("native_library", "native_library_copied")
+      assert_equal ["loaded", "false false"], directory.values_at("native_library", "native_library_copied")
+      assert_equal %w[openssl openssl 6 48], lines.values_at("rsa.engine", "ec.engine", "stats.rsa_openssl", "stats.ec_openssl")
+      assert_equal same(directory), same(lines), "the same results as the library in a directory"
+      assert_empty err
+    end
   end
 
   # The x86-64-only AVX-512 IFMA code (modexp_ifma.c, rsa_crt.c,
