@@ -33,6 +33,10 @@ public final class Diagnostics {
         }
     }
 
+    /** What going without the native code means, at the end of the one warning that says so. */
+    private static final String WITHOUT_NATIVE_CODE = "RSA and EC run on the engines FastRandom::RSA.engine and "
+            + "FastRandom::EC.engine name, and the generators seed from the OS alone";
+
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
     private static final List<WeakReference<Consumer<String>>> SINKS = new ArrayList<>(); // guarded by SINKS
 
@@ -82,17 +86,12 @@ public final class Diagnostics {
         if (reason == null) return false;
         String copy = LibraryCopy.lastFailure();
         if (copy != null && reason.contains(copy)) {
-            warnOnce("no private copy of fast_random's native libraries could be loaded from " + copy
-                    + ": fast_random goes on without them (RSA and EC on the engines FastRandom::RSA.engine and "
-                    + "FastRandom::EC.engine name, the generators seeded from the OS alone)");
+            warnOnce("no private copy of the native libraries could be loaded from " + copy + ": " + WITHOUT_NATIVE_CODE);
             return true;
         }
         String failure = NativeLibrary.failure();
         if (failure == null || !reason.contains(failure)) return false;
-        if (!NativeLibrary.absentAsExpected()) {
-            warnOnce("the native library did not load (" + failure + "): fast_random goes on without it (RSA and EC on "
-                    + "the engines FastRandom::RSA.engine and FastRandom::EC.engine name, the generators seeded from the OS alone)");
-        }
+        if (!NativeLibrary.absentAsExpected()) warnOnce("the native library is not used (" + failure + "): " + WITHOUT_NATIVE_CODE);
         return true;
     }
 
