@@ -53,6 +53,7 @@ class ServletWarTest < Minitest::Test
                                                 key, "fast_random in a servlet container")
     assert status.success?, err
     assert_equal [mri_signature], bodies.map { |body| body["rsa_signature"] }.uniq, "every runtime signs as MRI does"
+    assert_empty Dir.children(ServletDeploy.copies_dir(JRUBY_VERSION)), "every copy deleted once loaded"
   end
 
   def test_no_class_loader_is_left_after_the_redeploy

@@ -29,7 +29,8 @@ module PackagedApp
   SOURCES = File.join(__dir__, "packaged")
   WORK = File.join(ROOT, "tmp", "packaged_app")
   GEM_DIR = "fast_random-#{FastRandom::VERSION}-java"
-  LIBRARY_ENTRY = "gems/#{GEM_DIR}/lib/fast_random/linux-x86_64/libfast_random.so"
+  # This machine's library in the archive (the gem ships linux-x86_64 and linux-aarch64).
+  LIBRARY_ENTRY = "gems/#{GEM_DIR}/lib/fast_random/#{Java::FastrandomJni::NativeLibrary.platform_file}"
 
   INIT_RB = <<~RUBY
     # As Warbler's init.rb for a jar: gems only from inside the archive.

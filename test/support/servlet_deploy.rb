@@ -102,13 +102,18 @@ module ServletDeploy
     # The container inherits this process's environment, FAST_RANDOM_* (the
     # test build of the JNI library, hidden CPU features) included; JRuby's
     # ENV in each runtime is that environment (jruby.runtime.env is unset).
-    # A war's fast_random is its own gem, with the library in it: not the test build.
-    environment = war ? { "FAST_RANDOM_NATIVE_LIBRARY" => nil } : {}
+    # A war's fast_random is its own gem, with the library in it (not the
+    # test build), copied out into a directory of this run's (copies_dir).
+    environment = war ? { "FAST_RANDOM_NATIVE_LIBRARY" => nil, "FAST_RANDOM_NATIVE_DIR" => copies_dir(jruby) } : {}
+    FileUtils.rm_rf(copies_dir(jruby)) if war
     out, err, status = Open3.capture3(environment, *command)
     seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
     lines = out.lines.filter_map { |line| JSON.parse(line) if line.start_with?("{") }
     Result.new(lines, lines.find { |line| line["event"] == "summary" }, err, status, seconds, command)
   end
+
+  # Where a packed war's runtimes copy the native library out to (FAST_RANDOM_NATIVE_DIR).
+  def copies_dir(jruby) = File.join(WORK, jruby, "native-copies")
 
   def compile(java_home, tomcat_jars, classes)
     sources = Dir[File.join(SOURCES, "servletdeploy", "*.java")]

@@ -24,6 +24,7 @@ result = {
   "private_copy" => native.private_copy, "load_ms" => load_ms,
   "rsa_engine" => FastRandom::RSA.engine, "ec_engine" => FastRandom::EC.engine,
   "rsa_problem" => FastRandom::RSA.engine_problem(:openssl),
+  "gmp_problem" => FastRandom::RSA.engine_problem(:gmp),
   "rsa_signature" => [rsa.sign("SHA256", message)].pack("m0"),
   "ec_signature" => [ec.sign("SHA256", message)].pack("m0"),
   "entropy" => FastRandom::Generator.entropy_source,

@@ -1,7 +1,6 @@
 package fastrandom.jni;
 
 import java.io.ByteArrayOutputStream;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -63,14 +62,7 @@ public final class LibraryCopy {
     private static final long STALE_MILLIS = TimeUnit.MINUTES.toMillis(10);
     private static final String COPY_PREFIX = "libfast_random-";
 
-    private static volatile String lastFailure;
-
     private LibraryCopy() {}
-
-    /** {@link Failure#describe()} of the last copy that could not be made or loaded in this class loader, or null. */
-    public static String lastFailure() {
-        return lastFailure;
-    }
 
     /** Loads the copy at {@code file} (it exists until this returns). */
     @FunctionalInterface
@@ -90,7 +82,6 @@ public final class LibraryCopy {
             super(directory + ": " + why);
             this.directory = directory;
             this.why = why;
-            lastFailure = describe();
         }
 
         /** "DIR (WHY; how to choose another)", for the end of a sentence about a library. */
@@ -112,13 +103,20 @@ public final class LibraryCopy {
      * the library stays mapped).
      */
     public static void load(byte[] bytes, byte[] sha256, String fileName, Loader loader) throws Failure {
-        Path directory = directory();
+        Path directory;
+        try {
+            directory = directory();
+        } catch (RuntimeException e) { // InvalidPathException: a setting no path can have
+            throw new Failure(Paths.get(""), "the directory setting is no path: " + e.getMessage());
+        }
         Path home = null;
         Path copy = null;
         try {
             if (!directory.isAbsolute()) throw new Failure(directory, "not an absolute path");
             String problem = privateDirectory(directory);
             if (problem != null) throw new Failure(directory, problem);
+            // From here on, the checked directory itself: no link on the way can be re-pointed.
+            directory = directory.toRealPath();
             removeStale(directory);
             home = newDirectory(directory);
             copy = home.resolve(fileName);
@@ -153,6 +151,7 @@ public final class LibraryCopy {
                     : f.getReason() != null ? f.getReason() : f.getClass().getSimpleName();
             return what + ": " + f.getFile();
         }
+        if (e instanceof IllegalStateException) return e.getMessage();
         if (e instanceof UnsatisfiedLinkError) {
             String message = String.valueOf(e.getMessage());
             String last = message.substring(message.lastIndexOf(": ") + 1).trim();
@@ -163,9 +162,9 @@ public final class LibraryCopy {
     }
 
     /**
-     * The bytes at {@code entry} (an archive entry's URL), read without the
-     * JDK's jar cache (which would keep the archive open); null when there is
-     * no such entry.
+     * The bytes at {@code entry} (an archive entry's URL, of an entry found
+     * there), read without the JDK's jar cache (which would keep the archive
+     * open).
      */
     public static byte[] read(URL entry) throws IOException {
         URLConnection connection = entry.openConnection();
@@ -175,8 +174,6 @@ public final class LibraryCopy {
             byte[] chunk = new byte[1 << 16];
             for (int n; (n = in.read(chunk)) != -1; ) out.write(chunk, 0, n);
             return out.toByteArray();
-        } catch (FileNotFoundException | NoSuchFileException e) {
-            return null;
         }
     }
 
@@ -257,10 +254,11 @@ public final class LibraryCopy {
         PosixFileAttributes attributes = Files.readAttributes(directory, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (attributes.isSymbolicLink()) return "it is a symbolic link";
         if (!attributes.isDirectory()) return "it is not a directory";
-        int me = uidOfNewDirectory(directory);
-        if (uid(directory) != me) return "it belongs to " + attributes.owner().getName();
-        if ((mode(directory) & 0022) != 0) return "others may write to it (" + PosixFilePermissions.toString(attributes.permissions()) + ")";
-        for (Path above = parent.toRealPath(); above != null; above = above.getParent()) {
+        Path real = directory.toRealPath();
+        int me = uidOfNewDirectory(real);
+        if (uid(real) != me) return "it belongs to " + attributes.owner().getName();
+        if ((mode(real) & 0022) != 0) return "others may write to it (" + PosixFilePermissions.toString(attributes.permissions()) + ")";
+        for (Path above = real.getParent(); above != null; above = above.getParent()) {
             int owner = uid(above);
             if (owner != 0 && owner != me) return above + " above it belongs to another user";
             int mode = mode(above);

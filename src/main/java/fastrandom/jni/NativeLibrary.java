@@ -31,6 +31,8 @@ public final class NativeLibrary {
     private static Boolean loaded; // guarded by NativeLibrary.class
     private static String failure;
     private static boolean copied;
+    private static String copyFailure; // LibraryCopy.Failure#describe() of this library's copy, when that failed
+    private static String copyDirectory; // and the directory it was to go to
 
     private NativeLibrary() {}
 
@@ -147,15 +149,12 @@ public final class NativeLibrary {
      * class comment); null when it loaded, else why not.
      */
     private static String loadFromArchive(String shownAs) {
+        if (entry == null) return "native library " + shownAs + " is missing"; // the gem ships none for this platform
         byte[] bytes;
         try {
-            bytes = entry == null ? null : LibraryCopy.read(entry);
+            bytes = LibraryCopy.read(entry);
         } catch (IOException | RuntimeException e) {
             return "native library " + shownAs + " could not be read from its archive: " + e;
-        }
-        if (bytes == null) {
-            entry = null; // absent as expected: the gem ships none for this platform
-            return "native library " + shownAs + " is missing";
         }
         byte[] recorded = LibraryCopy.recordedDigest(platformFile());
         if (recorded == null) {
@@ -168,11 +167,27 @@ public final class NativeLibrary {
         try {
             LibraryCopy.load(bytes, recorded, System.mapLibraryName("fast_random"), copy -> System.load(copy.toString()));
         } catch (LibraryCopy.Failure e) {
+            copyFailure = e.describe();
+            copyDirectory = e.directory.toString();
             return "native library " + shownAs + " is inside an archive, and a private copy of it could not be loaded from "
-                    + e.describe();
+                    + copyFailure;
         }
         copied = true;
         return null;
+    }
+
+    /**
+     * Why this library's private copy could not be loaded ("DIR (WHY;
+     * ADVICE)", the end of {@link #failure()}), or null: what a copy of
+     * another library in the same directory would run into as well.
+     */
+    public static synchronized String copyFailure() {
+        return copyFailure;
+    }
+
+    /** The directory {@link #copyFailure} is about, or null. */
+    public static synchronized String copyDirectory() {
+        return copyDirectory;
     }
 
     /**
@@ -184,8 +199,10 @@ public final class NativeLibrary {
             byte[] bytes = Files.readAllBytes(Paths.get(original));
             LibraryCopy.load(bytes, LibraryCopy.sha256(bytes), System.mapLibraryName("fast_random"), copy -> System.load(copy.toString()));
         } catch (LibraryCopy.Failure e) {
+            copyFailure = e.describe();
+            copyDirectory = e.directory.toString();
             return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
-                    + "and a private copy could not be loaded from " + e.describe();
+                    + "and a private copy could not be loaded from " + copyFailure;
         } catch (IOException | RuntimeException e) {
             return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
                     + "and could not be read for a private copy: " + e;

@@ -216,11 +216,18 @@ public final class GmpLibrary {
                 throw new IllegalStateException("bundled libgmp " + shownAs + " is not loaded: "
                         + (recorded == null ? "fast_random.jar records no SHA-256 for it" : "it does not match the SHA-256 fast_random.jar records for it"));
             }
+            // JNA's own native part first: its failure (jna.tmpdir) is JNA's to report, not the copy's.
+            com.sun.jna.Native.getNativeSize(int.class);
             try {
                 LibraryCopy.load(bytes, recorded, libraryName, copy -> {
                     // JNA finds "gmp" as libgmp.so in the copy's own directory, and dlopens it now.
                     com.sun.jna.NativeLibrary.addSearchPath("gmp", copy.getParent().toString());
                     com.squareup.jnagmp.Gmp.checkLoaded();
+                    // Where the copy does not load (noexec), JNA goes on to the system's libgmp: not the library checked.
+                    File opened = com.sun.jna.NativeLibrary.getInstance("gmp", loader).getFile();
+                    if (opened == null || !opened.getCanonicalPath().equals(copy.toRealPath().toString())) {
+                        throw new IllegalStateException("the copy did not load, JNA loaded " + opened + " in its place");
+                    }
                 });
             } catch (LibraryCopy.Failure e) {
                 throw new IllegalStateException("bundled libgmp " + shownAs + " is inside an archive, and a private copy of it could not be loaded from "

@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
-import fastrandom.jni.LibraryCopy;
 import fastrandom.jni.NativeLibrary;
 
 /**
@@ -76,22 +75,24 @@ public final class Diagnostics {
 
     /**
      * Whether {@code reason} (why something runs without native code) is
-     * that the native library did not load, or that no private copy of a
-     * native library could be loaded ({@link LibraryCopy}): said here, once,
-     * for everything it costs, rather than by each thing that needed it;
-     * not at all when the gem only ships no library for this platform. The
-     * caller then says its own part only under $VERBOSE.
+     * that the native library is not used: it did not load, or no private
+     * copy of it could be loaded ({@link NativeLibrary#copyFailure}), or that
+     * a copy of the bundled libgmp failed in the directory where that one did. Said
+     * here, once, for everything it costs, rather than by each thing that
+     * needed it; not at all when the gem only ships no library for this
+     * platform. The caller then says its own part only under $VERBOSE.
      */
     public static boolean saidOnceForNativeCode(String reason) {
         if (reason == null) return false;
-        String copy = LibraryCopy.lastFailure();
-        if (copy != null && reason.contains(copy)) {
-            warnOnce("no private copy of the native libraries could be loaded from " + copy + ": " + WITHOUT_NATIVE_CODE);
-            return true;
-        }
         String failure = NativeLibrary.failure();
-        if (failure == null || !reason.contains(failure)) return false;
-        if (!NativeLibrary.absentAsExpected()) warnOnce("the native library is not used (" + failure + "): " + WITHOUT_NATIVE_CODE);
+        String copy = NativeLibrary.copyFailure();
+        boolean library = failure != null && reason.contains(failure);
+        // A copy of another library (the bundled libgmp) that failed in the directory this library's copy failed in.
+        boolean sameDirectory = copy != null && reason.contains("could not be loaded from " + NativeLibrary.copyDirectory() + " (");
+        if (!library && !sameDirectory) return false;
+        if (NativeLibrary.absentAsExpected()) return true;
+        if (copy != null) warnOnce("no private copy of the native libraries could be loaded from " + copy + ": " + WITHOUT_NATIVE_CODE);
+        else warnOnce("the native library is not used (" + failure + "): " + WITHOUT_NATIVE_CODE);
         return true;
     }
 

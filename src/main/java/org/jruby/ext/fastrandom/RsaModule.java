@@ -1,5 +1,7 @@
 package org.jruby.ext.fastrandom;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -82,21 +84,28 @@ public final class RsaModule {
 
     /**
      * Requires {@code vendor/NAME-VERSION.jar} for each of {@link #VENDOR_JARS},
-     * in that order, by the names fast_random's jar records for them
-     * ({@link LibraryCopy#recordedPaths}): no directory listing, which a
-     * gem inside an archive does not always allow. A jar that is not there
-     * is left out (the :gmp engine then says what it misses).
+     * in that order: those fast_random's jar records ({@link LibraryCopy#recordedPaths}),
+     * as a directory inside an archive cannot always be listed, else the
+     * newest in the vendor directory. A jar that is not there is left out
+     * (the :gmp engine then says what it misses).
      */
     private static void requireVendorJars(Ruby runtime, RubyModule fastRandom) {
         String libraryDir = fastRandom.getConstantAt("LIBRARY_DIR").asJavaString();
-        List<String> recorded = LibraryCopy.recordedPaths();
+        List<String> candidates = new ArrayList<>();
+        for (String path : LibraryCopy.recordedPaths()) {
+            if (path.startsWith("vendor/") && path.endsWith(".jar")) candidates.add(path.substring("vendor/".length()));
+        }
+        if (candidates.isEmpty()) candidates.addAll(Arrays.asList(GemFiles.list(runtime, libraryDir + "/vendor")));
         for (String name : VENDOR_JARS) {
-            for (String path : recorded) {
-                if (!path.startsWith("vendor/" + name + "-") || !path.endsWith(".jar")
-                        || !Character.isDigit(path.charAt("vendor/".length() + name.length() + 1))) continue;
-                String jar = libraryDir + "/" + path;
-                if (GemFiles.exists(runtime, jar)) runtime.getLoadService().require(jar);
+            String newest = null;
+            for (String file : candidates) {
+                if (file.startsWith(name + "-") && file.endsWith(".jar") && file.length() > name.length() + 1
+                        && Character.isDigit(file.charAt(name.length() + 1)) && (newest == null || file.compareTo(newest) > 0)) {
+                    newest = file;
+                }
             }
+            String jar = libraryDir + "/vendor/" + newest;
+            if (newest != null && GemFiles.exists(runtime, jar)) runtime.getLoadService().require(jar);
         }
     }
 
