@@ -3,6 +3,7 @@
 # Passes main: end to end, in processes with a user's environment; each JRuby installs with its own RubyGems.
 
 require_relative "../test_helper"
+require "digest"
 require_relative "../support/packaging"
 
 # The java gem as users get it: `rake gem` builds
@@ -77,6 +78,18 @@ class GemPackageTest < Minitest::Test
     licensed = Dir[File.join(gem_dir, "lib/fast_random/vendor/LICENSES/*")].map { |dir| File.basename(dir) }
     assert_empty jars - licensed, "vendored jars without a licence directory"
     assert_includes File.read(File.join(gem_dir, "lib/fast_random/vendor/LICENSES/gmp/COPYING.LIBGMP")), "GNU LESSER GENERAL PUBLIC LICENSE"
+  end
+
+  # A packaged application loads the libraries only when they match what the
+  # jar records (fastrandom/jni/libraries.sha256): it records every one the
+  # gem ships, as shipped.
+  def test_the_jar_records_the_sha256_of_every_library_the_gem_ships
+    listing = IO.popen(["unzip", "-p", File.join(gem_dir, "lib/fast_random/fast_random.jar"), "fastrandom/jni/libraries.sha256"], &:read)
+    recorded = listing.lines.to_h { |line| line.split.reverse }
+    lib = File.join(gem_dir, "lib/fast_random")
+    shipped = Dir.glob(["*/libfast_random.*", "vendor/gmp/*/libgmp.*", "vendor/*.jar"], base: lib).sort
+    assert_equal shipped, recorded.keys.sort
+    shipped.each { |path| assert_equal Digest::SHA256.file(File.join(lib, path)).hexdigest, recorded[path], path }
   end
 
   def test_the_gemspec_is_complete
