@@ -4,6 +4,7 @@
 
 require_relative "../test_helper"
 require_relative "../support/arm64_root"
+require_relative "../support/mri_keys"
 require_relative "../../script/jruby_versions"
 require "json"
 require "tmpdir"
@@ -43,15 +44,6 @@ class Aarch64JRubyTest < Minitest::Test
     puts JSON.generate(result)
   RUBY
 
-  # MRI: new keys as PEM files in +dir+, and its own RSA signature of MESSAGE.
-  MRI_KEYS = <<~'RUBY'
-    require "openssl"
-    rsa = OpenSSL::PKey::RSA.new(2048)
-    File.write(File.join(ARGV[0], "rsa.pem"), rsa.to_pem)
-    File.write(File.join(ARGV[0], "p256.pem"), OpenSSL::PKey::EC.generate("prime256v1").to_pem)
-    print [rsa.sign("SHA256", ARGV[1])].pack("m0")
-  RUBY
-
   # MRI: whether the signatures the root made verify.
   MRI_VERIFY = <<~'RUBY'
     require "openssl"
@@ -76,7 +68,7 @@ class Aarch64JRubyTest < Minitest::Test
 
   def test_jruby_on_arm_signs_on_libcrypto_and_mri_agrees
     Dir.mktmpdir("fr-arm64-jruby-") do |keys|
-      mri_rsa_signature = mri(MRI_KEYS, keys, MESSAGE)
+      mri_rsa_signature = MriKeys.write(keys, MESSAGE)
       jar = JRubyVersions.jar(JRUBY) or flunk "no jruby-complete #{JRUBY}"
       out, err, status = Arm64Root.run(Arm64Root::JAVA, "-XX:TieredStopAtLevel=1", "-jar", "/jruby/#{File.basename(jar)}",
                                        "-I#{Arm64Root::CHECKOUT}/lib", "-e", SCRIPT, "/keys", MESSAGE,

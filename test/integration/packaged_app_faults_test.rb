@@ -4,6 +4,7 @@
 
 require_relative "../test_helper"
 require_relative "../support/packaged_app"
+require_relative "../support/mri_keys"
 require "tmpdir"
 
 # What a packaged application (test/support/packaged_app.rb) gets where
@@ -48,8 +49,7 @@ class PackagedAppFaultsTest < Minitest::Test
 
   def setup
     super
-    @mri_signature, err, status = Open3.capture3(*Packaging.mri_command, "-e", PackagedApp::MRI_KEYS, @dir, MESSAGE)
-    assert status.success?, "MRI failed: #{err}"
+    @mri_signature = MriKeys.write(@dir, MESSAGE)
   end
 
   def test_a_read_only_home_gives_one_warning_and_java_engines

@@ -4,6 +4,7 @@
 
 require_relative "../test_helper"
 require_relative "../support/packaged_app"
+require_relative "../support/mri_keys"
 require "tmpdir"
 
 # An application packaged as Warbler packages one (test/support/packaged_app.rb):
@@ -32,7 +33,7 @@ class PackagedAppTest < Minitest::Test
 
   def test_the_packaged_jar_runs_every_engine_natively
     jruby = TestHelper.child_jruby
-    mri_signature = mri(PackagedApp::MRI_KEYS, @dir, MESSAGE)
+    mri_signature = MriKeys.write(@dir, MESSAGE)
     jar = PackagedApp.jar(jruby)
     home = File.join(@dir, "home")
     report, out, err, status = PackagedApp.run(jar, jruby, @dir, MESSAGE, "full",

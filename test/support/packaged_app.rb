@@ -42,16 +42,6 @@ module PackagedApp
 
   MAIN_RB = "load 'app/bin/app'\n"
 
-  # MRI: new keys as PEM files in ARGV[0] (rsa.pem, p256.pem), and its own
-  # RSA signature of ARGV[1], which the packaged app must match.
-  MRI_KEYS = <<~'RUBY'
-    require "openssl"
-    rsa = OpenSSL::PKey::RSA.new(2048)
-    File.write(File.join(ARGV[0], "rsa.pem"), rsa.to_pem)
-    File.write(File.join(ARGV[0], "p256.pem"), OpenSSL::PKey::EC.generate("prime256v1").to_pem)
-    print [rsa.sign("SHA256", ARGV[1])].pack("m0")
-  RUBY
-
   module_function
 
   # [jruby-complete jar, JAVA_HOME] of release +jruby+.
