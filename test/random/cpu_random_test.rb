@@ -127,7 +127,8 @@ class CpuRandomTest < Minitest::Test
       warnings = err.lines.grep(/fast_random:/)
       assert_equal 1, warnings.size, "exactly one warning with #{env.inspect}: #{err}"
       # A library that did not load is said once for all it costs; one that loaded, or hidden instructions, by the seeding.
-      library_not_loaded = env["FAST_RANDOM_NATIVE_LIBRARY"] && !env["FAST_RANDOM_NATIVE_LIBRARY"].end_with?("libzip.so")
+      hidden = env.fetch("FAST_RANDOM_HIDE_CPU_RANDOM") { ENV["FAST_RANDOM_HIDE_CPU_RANDOM"] } == "1" # this pass may hide them
+      library_not_loaded = !hidden && env["FAST_RANDOM_NATIVE_LIBRARY"] && !env["FAST_RANDOM_NATIVE_LIBRARY"].end_with?("libzip.so")
       assert_match(library_not_loaded ? /\Afast_random: the native library is not used \(.*the generators seed from the OS alone$/ : /\Afast_random: seeding from the OS only/,
                    warnings.first)
       assert_match(/does not match this fast_random's jar/, warnings.first) if env.values.first.end_with?("libzip.so")
