@@ -4,8 +4,8 @@ import java.io.File;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
-import java.util.jar.JarFile;
 import java.util.function.Function;
+import java.util.jar.JarFile;
 
 import org.jruby.Ruby;
 import org.jruby.util.FileResource;
@@ -16,7 +16,8 @@ import org.jruby.util.JRubyFile;
  * directory, or inside an archive when the application is packaged (a
  * Warbler jar or war, jruby-mains, a fat jar), where JRuby names them
  * {@code uri:classloader:/gems/...}, {@code classpath:/...},
- * {@code jar:file:/app.jar!/...} or {@code file:/app.jar!/...}. The JNI
+ * {@code jar:file:/app.jar!/...}, {@code file:/app.jar!/...} and the like
+ * ({@link #inArchive}). The JNI
  * library and the vendored libgmp are loaded from there; in an archive
  * they are entries, read through their URL and copied out
  * ({@link fastrandom.jni.LibraryCopy}).
