@@ -3,6 +3,7 @@
 # Passes main, 9.4-fallback, hooks: PBKDF2 on each JRuby's jruby-openssl, and where the library is missing (its digests are the JDK's).
 
 require_relative "../test_helper"
+require "open3"
 require_relative "../support/mri_kdf"
 require "openssl"
 require "json"
@@ -127,6 +128,40 @@ class Pbkdf2Test < Minitest::Test
       assert_equal mri[i], ours[i], "MRI, #{c}"
       assert_equal "ASCII-8BIT", ours[i][1], c.to_s
     end
+  end
+
+  # OpenSSL 3's own names for the digests, their aliases and OIDs, as MRI
+  # reads them: the same keys as MRI's, or MRI's error (a SHAKE is refused
+  # by PBKDF2; "SHA512/256", which jruby-openssl alone reads, is no name).
+  NAME_CASES = (%w[SHA2-256 sha2-512 SHA512-256 sha512-224 SHA-512/256 RSA-SHA256 sha256WithRSAEncryption ssl3-sha1
+                   RSA-SHA1-2 SHA2-224 sha384 2.16.840.1.101.3.4.2.1 2.16.840.1.101.3.4.2.3 1.3.14.3.2.26
+                   2.16.840.1.101.3.4.2.6 2.16.840.1.101.3.4.2.8 RSA-SHA3-512 SHAKE128 shake-256 SHA512/256
+                   SHA512/224].flat_map do |name|
+    [{ "call" => "kdf", "pass" => "7077", "salt" => "73616c74", "iter" => 2, "len" => 40, "digest" => name },
+     { "call" => "pkcs5", "pass" => "7077", "salt" => "73616c74", "iter" => 3, "len" => 24, "digest" => name }]
+  end + [{ "call" => "kdf", "pass" => "7077", "salt" => "73", "iter" => 1, "len" => 0, "digest" => "SHAKE256" },
+         { "call" => "kdf", "pass" => "7077", "salt" => "73", "iter" => 0, "len" => 4, "digest" => "SHAKE128" }]).freeze
+
+  def test_openssl_s_names_and_oids_of_a_digest_are_mri_s
+    mri = KdfCases.run("derive", JSON.generate(NAME_CASES))
+    ours = KdfCases.outcomes(NAME_CASES)
+    NAME_CASES.each_with_index { |c, i| assert_equal mri[i], ours[i], c.to_s }
+  end
+
+  # An OpenSSL::Digest counts by the algorithm it was made with, as in MRI
+  # and stock, not by what a subclass's #name says.
+  def test_a_digest_is_its_algorithm_whatever_its_name_method_says
+    code = <<~'RUBY'
+      require "openssl"
+      class NamedSha1 < OpenSSL::Digest
+        def name = "SHA1"
+      end
+      print OpenSSL::KDF.pbkdf2_hmac("pw", salt: "salt", iterations: 2, length: 32, hash: NamedSha1.new("SHA256")).unpack1("H*")
+    RUBY
+    out, err, status = Open3.capture3(ENV.fetch("FAST_RANDOM_MRI") { TestHelper.executable("ruby") }, "-e", code)
+    assert status.success?, err
+    assert_equal OpenSSL::KDF.pbkdf2_hmac("pw", salt: "salt", iterations: 2, length: 32, hash: "SHA256").unpack1("H*"), out, "MRI"
+    assert_equal out, eval(code.sub("print ", "")) # rubocop:disable Security/Eval -- the same code, here
   end
 
   def test_pbkdf2_hmac_sha1_derives_from_a_password_s_bytes_as_mri

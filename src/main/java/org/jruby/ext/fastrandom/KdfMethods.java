@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 
 import org.jruby.Ruby;
 import org.jruby.RubyBignum;
@@ -24,6 +23,7 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jni.LibCrypto;
+import fastrandom.kdf.DigestNames;
 import fastrandom.kdf.Pbkdf2;
 import fastrandom.support.Diagnostics;
 
@@ -189,16 +189,23 @@ public final class KdfMethods {
         RubyString saltString = string(context, salt);
         int count = num2int(context, iterations);
         int bytes = num2int(context, length);
-        LibCrypto.Hash hash = hash(context, digest);
-        // MRI looks the digest up before it checks the length and count: a name stock has no HMAC for fails first.
-        if (hash == null && digest instanceof RubyString && !stockHas(context, stock, digest)) {
-            throw unsupportedDigest(context, digest.toString());
+        DigestNames.Named named = named(context, digest);
+        LibCrypto.Hash hash = named == null ? null : named.hash;
+        IRubyObject stockDigest = digest;
+        // MRI looks the digest up before it checks the length and count: a name it does not know fails first.
+        if (digest instanceof RubyString) {
+            String name = digest.toString();
+            if (DigestNames.onlyStockReads(name)) throw unsupportedDigest(context, name);
+            if (named != null && named.stockName != null) stockDigest = context.runtime.newString(named.stockName);
+            else if (named == null && !stockHas(context, stock, digest)) throw unsupportedDigest(context, name);
         }
         if (bytes < 0) throw context.runtime.newArgumentError("negative string size (or size too big)");
+        RubyClass kdfError = (RubyClass) context.runtime.getClassFromPath("OpenSSL::KDF::KDFError");
         if (count < 1) {
-            RubyClass error = (RubyClass) context.runtime.getClassFromPath("OpenSSL::KDF::KDFError");
-            throw context.runtime.newRaiseException(error, count == 0 ? "PKCS5_PBKDF2_HMAC: invalid iteration count" : "PKCS5_PBKDF2_HMAC");
+            throw context.runtime.newRaiseException(kdfError, count == 0 ? "PKCS5_PBKDF2_HMAC: invalid iteration count" : "PKCS5_PBKDF2_HMAC");
         }
+        // OpenSSL's PBKDF2 refuses an extendable-output digest (SHAKE), whatever the length.
+        if (named != null && named.extendable) throw context.runtime.newRaiseException(kdfError, "PKCS5_PBKDF2_HMAC");
         if (bytes == 0) return Strings.binary(context.runtime, new byte[0]);
         if (hash != null) {
             try {
@@ -212,7 +219,7 @@ public final class KdfMethods {
             }
         }
         try {
-            return stock.derive(pass, saltString, count, bytes, digest);
+            return stock.derive(pass, saltString, count, bytes, stockDigest);
         } catch (OutOfMemoryError | NegativeArraySizeException e) {
             throw ByteCount.tooLarge(context); // stock allocates length times the digest's length, which overflows an int
         }
@@ -314,35 +321,28 @@ public final class KdfMethods {
     }
 
     /**
-     * The hash a digest argument names, as jruby-openssl reads it (upper
-     * case, "SHA-" as "SHA"; an OpenSSL::Digest by its name), when it is
-     * SHA-1 or SHA-2; else null. Anything but a String or an
-     * OpenSSL::Digest raises MRI's TypeError, a name with a NUL byte its
-     * ArgumentError.
+     * What a digest argument names ({@link DigestNames}: OpenSSL's names,
+     * aliases and OIDs, any case), or null for a name not known there. An
+     * OpenSSL::Digest counts by the name it was made with, as MRI takes its
+     * algorithm: OpenSSL::Digest's own {@code name}, whatever a subclass
+     * says. Anything but a String or an OpenSSL::Digest raises MRI's
+     * TypeError, a name with a NUL byte its ArgumentError.
      */
-    private static LibCrypto.Hash hash(ThreadContext context, IRubyObject digest) {
+    private static DigestNames.Named named(ThreadContext context, IRubyObject digest) {
         String name;
+        RubyClass digestClass = (RubyClass) context.runtime.getClassFromPath("OpenSSL::Digest");
         if (digest instanceof RubyString) {
             if (((RubyString) digest).getByteList().indexOf(0) >= 0) {
                 throw context.runtime.newArgumentError("string contains null byte");
             }
             name = digest.toString();
-        } else if (context.runtime.getClassFromPath("OpenSSL::Digest").isInstance(digest)) {
-            IRubyObject named = digest.callMethod(context, "name");
+        } else if (digestClass.isInstance(digest)) {
+            IRubyObject named = digestClass.searchMethod("name").call(context, digest, digestClass, "name");
             if (!(named instanceof RubyString)) return null;
             name = named.toString();
         } else {
             throw context.runtime.newTypeError("wrong argument type " + typeName(digest) + " (expected OpenSSL/Digest)");
         }
-        name = name.toUpperCase(Locale.ROOT);
-        if (name.startsWith("SHA-")) name = "SHA" + name.substring(4);
-        switch (name) {
-            case "SHA1": return LibCrypto.Hash.SHA1;
-            case "SHA224": return LibCrypto.Hash.SHA224;
-            case "SHA256": return LibCrypto.Hash.SHA256;
-            case "SHA384": return LibCrypto.Hash.SHA384;
-            case "SHA512": return LibCrypto.Hash.SHA512;
-            default: return null;
-        }
+        return DigestNames.lookUp(name);
     }
 }
