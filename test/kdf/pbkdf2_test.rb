@@ -132,11 +132,12 @@ class Pbkdf2Test < Minitest::Test
 
   # OpenSSL 3's own names for the digests, their aliases and OIDs, as MRI
   # reads them: the same keys as MRI's, or MRI's error (a SHAKE is refused
-  # by PBKDF2; "SHA512/256", which jruby-openssl alone reads, is no name).
+  # by PBKDF2; "SHA512/256", which jruby-openssl alone reads, is no name);
+  # BLAKE2 and MD5-SHA1, which neither the JDK nor jruby-openssl names, too.
   NAME_CASES = (%w[SHA2-256 sha2-512 SHA512-256 sha512-224 SHA-512/256 RSA-SHA256 sha256WithRSAEncryption ssl3-sha1
                    RSA-SHA1-2 SHA2-224 sha384 2.16.840.1.101.3.4.2.1 2.16.840.1.101.3.4.2.3 1.3.14.3.2.26
                    2.16.840.1.101.3.4.2.6 2.16.840.1.101.3.4.2.8 RSA-SHA3-512 SHAKE128 shake-256 SHA512/256
-                   SHA512/224].flat_map do |name|
+                   SHA512/224 blake2b512 BLAKE2S-256 1.3.6.1.4.1.1722.12.2.1.16 MD5-SHA1].flat_map do |name|
     [{ "call" => "kdf", "pass" => "7077", "salt" => "73616c74", "iter" => 2, "len" => 40, "digest" => name },
      { "call" => "pkcs5", "pass" => "7077", "salt" => "73616c74", "iter" => 3, "len" => 24, "digest" => name }]
   end + [{ "call" => "kdf", "pass" => "7077", "salt" => "73", "iter" => 1, "len" => 0, "digest" => "SHAKE256" },

@@ -1,8 +1,10 @@
 package fastrandom.kdf;
 
+import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import fastrandom.jni.LibCrypto;
 
@@ -12,8 +14,9 @@ import fastrandom.jni.LibCrypto;
  * {@code RSA-SHA256}, {@code sha256WithRSAEncryption}, {@code ssl3-sha1}),
  * JRuby's {@code SHA-256}, and dotted OIDs, any case. SHA-1 and SHA-2 are
  * derived by {@link Pbkdf2}; SHA-512/224, SHA-512/256 and SHA-3 go to
- * jruby-openssl under a name it knows; the SHAKEs are digests PBKDF2
- * cannot use. Other names are not known here.
+ * jruby-openssl under a name it knows; BLAKE2b-512, BLAKE2s-256 and
+ * MD5-SHA1, which neither names, are made here; the SHAKEs are digests
+ * PBKDF2 cannot use. Other names are not known here.
  */
 public final class DigestNames {
     /** What a name stands for. */
@@ -24,11 +27,21 @@ public final class DigestNames {
         public final String stockName;
         /** An extendable-output function (SHAKE): a digest OpenSSL's PBKDF2 refuses. */
         public final boolean extendable;
+        /** Otherwise a digest neither the JDK nor jruby-openssl names, made here, or null. */
+        public final Supplier<MessageDigest> other;
+        /** And its HMAC block size. */
+        public final int blockSize;
 
         Named(LibCrypto.Hash hash, String stockName, boolean extendable) {
+            this(hash, stockName, extendable, null, 0);
+        }
+
+        Named(LibCrypto.Hash hash, String stockName, boolean extendable, Supplier<MessageDigest> other, int blockSize) {
             this.hash = hash;
             this.stockName = stockName;
             this.extendable = extendable;
+            this.other = other;
+            this.blockSize = blockSize;
         }
     }
 
@@ -50,6 +63,12 @@ public final class DigestNames {
         sha3("512", "10");
         Named shake = new Named(null, null, true);
         name(shake, "SHAKE128", "SHAKE-128", NIST_HASH + "11", "SHAKE256", "SHAKE-256", NIST_HASH + "12");
+        // BLAKE2 from jruby-openssl's BouncyCastle, loaded with openssl (and looked up only when used), by OpenSSL's names and OIDs.
+        name(new Named(null, null, false, made(() -> new org.bouncycastle.jcajce.provider.digest.Blake2b.Blake2b512()), 128),
+                "BLAKE2B512", "BLAKE2B-512", "1.3.6.1.4.1.1722.12.2.1.16");
+        name(new Named(null, null, false, made(() -> new org.bouncycastle.jcajce.provider.digest.Blake2s.Blake2s256()), 64),
+                "BLAKE2S256", "BLAKE2S-256", "1.3.6.1.4.1.1722.12.2.2.8");
+        name(new Named(null, null, false, made(Md5Sha1::new), 64), "MD5-SHA1");
     }
 
     private DigestNames() {}
@@ -81,6 +100,17 @@ public final class DigestNames {
     private static void sha3(String bits, String oid) {
         name(new Named(null, "SHA3-" + bits, false), "SHA3-" + bits, "RSA-SHA3-" + bits,
                 "ID-RSASSA-PKCS1-V1_5-WITH-SHA3-" + bits, NIST_HASH + oid);
+    }
+
+    /** {@code make}, whose failure to load a class (BouncyCastle out of reach) is an IllegalStateException, as Pbkdf2's digests' are. */
+    private static Supplier<MessageDigest> made(Supplier<MessageDigest> make) {
+        return () -> {
+            try {
+                return make.get();
+            } catch (LinkageError e) {
+                throw new IllegalStateException(String.valueOf(e), e);
+            }
+        };
     }
 
     private static void name(Named named, String... names) {

@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import fastrandom.jni.LibCrypto;
 
@@ -34,8 +35,21 @@ public final class Pbkdf2 {
      * @throws IllegalStateException when the JDK's digest cannot be had or copied
      */
     public static byte[] derive(LibCrypto.Hash hash, byte[] password, byte[] salt, int iterations, int length) {
-        if (iterations < 1 || length < 1) throw new IllegalArgumentException("iterations and length must be at least 1");
-        byte[] key = inJava(hash, password, salt, iterations, length);
+        int blockSize = hash == LibCrypto.Hash.SHA384 || hash == LibCrypto.Hash.SHA512 ? 128 : 64;
+        return count(inJava(() -> digest(hash), blockSize, hash.digestLength(), password, salt, iterations, length));
+    }
+
+    /**
+     * The same with another digest: {@code make} gives a new one (which
+     * must clone), {@code blockSize} is its HMAC block size.
+     *
+     * @throws IllegalStateException when the digest cannot be had or copied
+     */
+    public static byte[] derive(Supplier<MessageDigest> make, int blockSize, byte[] password, byte[] salt, int iterations, int length) {
+        return count(inJava(make, blockSize, 0, password, salt, iterations, length));
+    }
+
+    private static byte[] count(byte[] key) {
         DERIVATIONS.incrementAndGet();
         return key;
     }
@@ -45,10 +59,12 @@ public final class Pbkdf2 {
         return DERIVATIONS.get();
     }
 
-    private static byte[] inJava(LibCrypto.Hash hash, byte[] password, byte[] salt, int iterations, int length) {
-        MessageDigest inner = digest(hash);
-        int blockSize = hash == LibCrypto.Hash.SHA384 || hash == LibCrypto.Hash.SHA512 ? 128 : 64;
-        int hLen = hash.digestLength();
+    /** {@code digestLength}: the digest's length in bytes, or 0 to ask the digest. */
+    private static byte[] inJava(Supplier<MessageDigest> make, int blockSize, int digestLength, byte[] password, byte[] salt,
+                                 int iterations, int length) {
+        if (iterations < 1 || length < 1) throw new IllegalArgumentException("iterations and length must be at least 1");
+        MessageDigest inner = make.get();
+        int hLen = digestLength > 0 ? digestLength : inner.getDigestLength();
         byte[] key = password.length > blockSize ? inner.digest(password) : password;
         byte[] pad = new byte[blockSize];
         byte[] u = new byte[hLen];
@@ -59,7 +75,7 @@ public final class Pbkdf2 {
             for (int i = key.length; i < blockSize; i++) pad[i] = 0x36;
             inner.reset();
             inner.update(pad);
-            MessageDigest outer = digest(hash);
+            MessageDigest outer = make.get();
             for (int i = 0; i < blockSize; i++) pad[i] ^= 0x36 ^ 0x5c;
             outer.update(pad);
             byte[] blockIndex = new byte[4];

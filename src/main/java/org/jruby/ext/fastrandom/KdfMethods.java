@@ -207,11 +207,14 @@ public final class KdfMethods {
         // OpenSSL's PBKDF2 refuses an extendable-output digest (SHAKE), whatever the length.
         if (named != null && named.extendable) throw context.runtime.newRaiseException(kdfError, "PKCS5_PBKDF2_HMAC");
         if (bytes == 0) return Strings.binary(context.runtime, new byte[0]);
-        if (hash != null) {
+        if (hash != null || (named != null && named.other != null)) {
             try {
-                byte[] key = Pbkdf2.derive(hash, pass.getBytes(), saltString.getBytes(), count, bytes);
+                byte[] key = hash != null ? Pbkdf2.derive(hash, pass.getBytes(), saltString.getBytes(), count, bytes)
+                        : Pbkdf2.derive(named.other, named.blockSize, pass.getBytes(), saltString.getBytes(), count, bytes);
                 return Strings.binary(context.runtime, key);
             } catch (IllegalStateException e) {
+                // A digest only made here (BLAKE2, MD5-SHA1): nothing else derives with it.
+                if (hash == null) throw unsupportedDigest(context, digest instanceof RubyString ? digest.toString() : digest.callMethod(context, "name").toString());
                 Diagnostics.warnOnce("PBKDF2 failed on the JDK's digests (" + e.getMessage() + "); such derivations run on"
                         + " jruby-openssl's code");
             } catch (OutOfMemoryError e) {
