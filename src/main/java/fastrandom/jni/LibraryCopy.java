@@ -170,11 +170,40 @@ public final class LibraryCopy {
         URLConnection connection = entry.openConnection();
         connection.setUseCaches(false);
         try (InputStream in = connection.getInputStream()) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 17);
-            byte[] chunk = new byte[1 << 16];
-            for (int n; (n = in.read(chunk)) != -1; ) out.write(chunk, 0, n);
-            return out.toByteArray();
+            return readAll(in);
         }
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 17);
+        byte[] chunk = new byte[1 << 16];
+        for (int n; (n = in.read(chunk)) != -1; ) out.write(chunk, 0, n);
+        return out.toByteArray();
+    }
+
+    /** A library's bytes that are not what fast_random.jar records for it: the message says how. */
+    public static final class Unrecorded extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unrecorded(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The SHA-256 fast_random's jar records for the shipped library at
+     * {@code path} (relative to lib/fast_random), when {@code bytes} have it.
+     *
+     * @throws Unrecorded when the jar records none, or another
+     */
+    public static byte[] recordedDigestOf(String path, byte[] bytes) throws Unrecorded {
+        byte[] recorded = recordedDigest(path);
+        if (recorded == null) throw new Unrecorded("fast_random.jar records no SHA-256 for " + path);
+        if (!MessageDigest.isEqual(recorded, sha256(bytes))) {
+            throw new Unrecorded("it does not match the SHA-256 fast_random.jar records for it"
+                    + " (a partial or altered archive, or one of another build of fast_random)");
+        }
+        return recorded;
     }
 
     /**
@@ -182,7 +211,7 @@ public final class LibraryCopy {
      * {@code path} (relative to lib/fast_random, e.g.
      * {@code linux-x86_64/libfast_random.so}); null when it records none.
      */
-    public static byte[] recordedDigest(String path) {
+    private static byte[] recordedDigest(String path) {
         String hex = recorded().get(path);
         return hex == null ? null : hex(hex);
     }
@@ -197,10 +226,7 @@ public final class LibraryCopy {
         Map<String, String> digests = new LinkedHashMap<>();
         try (InputStream in = LibraryCopy.class.getResourceAsStream(DIGESTS)) {
             if (in == null) return digests;
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            byte[] chunk = new byte[4096];
-            for (int n; (n = in.read(chunk)) != -1; ) out.write(chunk, 0, n);
-            for (String line : new String(out.toByteArray(), StandardCharsets.US_ASCII).split("\n")) {
+            for (String line : new String(readAll(in), StandardCharsets.US_ASCII).split("\n")) {
                 String[] fields = line.trim().split("\\s+", 2);
                 if (fields.length == 2 && fields[0].matches("[0-9a-f]{64}")) digests.put(fields[1], fields[0]);
             }

@@ -31,8 +31,7 @@ public final class NativeLibrary {
     private static Boolean loaded; // guarded by NativeLibrary.class
     private static String failure;
     private static boolean copied;
-    private static String copyFailure; // LibraryCopy.Failure#describe() of this library's copy, when that failed
-    private static String copyDirectory; // and the directory it was to go to
+    private static LibraryCopy.Failure copyFailure; // why this library's private copy could not be loaded, if it could not
 
     private NativeLibrary() {}
 
@@ -156,38 +155,31 @@ public final class NativeLibrary {
         } catch (IOException | RuntimeException e) {
             return "native library " + shownAs + " could not be read from its archive: " + e;
         }
-        byte[] recorded = LibraryCopy.recordedDigest(platformFile());
-        if (recorded == null) {
-            return "native library " + shownAs + " is not loaded: fast_random.jar records no SHA-256 for " + platformFile();
-        }
-        if (!java.security.MessageDigest.isEqual(recorded, LibraryCopy.sha256(bytes))) {
-            return "native library " + shownAs + " is not loaded: it does not match the SHA-256 fast_random.jar records for it"
-                    + " (a partial or altered archive, or one of another build of fast_random)";
+        byte[] recorded;
+        try {
+            recorded = LibraryCopy.recordedDigestOf(platformFile(), bytes);
+        } catch (LibraryCopy.Unrecorded e) {
+            return "native library " + shownAs + " is not loaded: " + e.getMessage();
         }
         try {
             LibraryCopy.load(bytes, recorded, System.mapLibraryName("fast_random"), copy -> System.load(copy.toString()));
         } catch (LibraryCopy.Failure e) {
-            copyFailure = e.describe();
-            copyDirectory = e.directory.toString();
+            copyFailure = e;
             return "native library " + shownAs + " is inside an archive, and a private copy of it could not be loaded from "
-                    + copyFailure;
+                    + e.describe();
         }
         copied = true;
         return null;
     }
 
     /**
-     * Why this library's private copy could not be loaded ("DIR (WHY;
-     * ADVICE)", the end of {@link #failure()}), or null: what a copy of
-     * another library in the same directory would run into as well.
+     * Why this library's private copy could not be loaded (its
+     * {@link LibraryCopy.Failure#describe()} ends {@link #failure()}), or
+     * null: what a copy of another library in the same directory would run
+     * into as well.
      */
-    public static synchronized String copyFailure() {
+    public static synchronized LibraryCopy.Failure copyFailure() {
         return copyFailure;
-    }
-
-    /** The directory {@link #copyFailure} is about, or null. */
-    public static synchronized String copyDirectory() {
-        return copyDirectory;
     }
 
     /**
@@ -199,10 +191,9 @@ public final class NativeLibrary {
             byte[] bytes = Files.readAllBytes(Paths.get(original));
             LibraryCopy.load(bytes, LibraryCopy.sha256(bytes), System.mapLibraryName("fast_random"), copy -> System.load(copy.toString()));
         } catch (LibraryCopy.Failure e) {
-            copyFailure = e.describe();
-            copyDirectory = e.directory.toString();
+            copyFailure = e;
             return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
-                    + "and a private copy could not be loaded from " + copyFailure;
+                    + "and a private copy could not be loaded from " + e.describe();
         } catch (IOException | RuntimeException e) {
             return "native library " + original + " is loaded by another class loader in this JVM (another JRuby runtime), "
                     + "and could not be read for a private copy: " + e;

@@ -211,10 +211,11 @@ public final class GmpLibrary {
                 throw new IllegalStateException((systemProblem == null ? "" : systemProblem + "; ")
                         + "no bundled libgmp for " + platform + " (" + shownAs + " is missing)");
             }
-            byte[] recorded = LibraryCopy.recordedDigest("vendor/" + relative);
-            if (recorded == null || !java.security.MessageDigest.isEqual(recorded, LibraryCopy.sha256(bytes))) {
-                throw new IllegalStateException("bundled libgmp " + shownAs + " is not loaded: "
-                        + (recorded == null ? "fast_random.jar records no SHA-256 for it" : "it does not match the SHA-256 fast_random.jar records for it"));
+            byte[] recorded;
+            try {
+                recorded = LibraryCopy.recordedDigestOf("vendor/" + relative, bytes);
+            } catch (LibraryCopy.Unrecorded e) {
+                throw new IllegalStateException("bundled libgmp " + shownAs + " is not loaded: " + e.getMessage());
             }
             // JNA's own native part first: its failure (jna.tmpdir) is JNA's to report, not the copy's.
             com.sun.jna.Native.getNativeSize(int.class);

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
+import fastrandom.jni.LibraryCopy;
 import fastrandom.jni.NativeLibrary;
 
 /**
@@ -85,13 +86,15 @@ public final class Diagnostics {
     public static boolean saidOnceForNativeCode(String reason) {
         if (reason == null) return false;
         String failure = NativeLibrary.failure();
-        String copy = NativeLibrary.copyFailure();
+        LibraryCopy.Failure copy = NativeLibrary.copyFailure();
         boolean library = failure != null && reason.contains(failure);
         // A copy of another library (the bundled libgmp) that failed in the directory this library's copy failed in.
-        boolean sameDirectory = copy != null && reason.contains("could not be loaded from " + NativeLibrary.copyDirectory() + " (");
+        boolean sameDirectory = copy != null && reason.contains("could not be loaded from " + copy.directory + " (");
         if (!library && !sameDirectory) return false;
         if (NativeLibrary.absentAsExpected()) return true;
-        if (copy != null) warnOnce("no private copy of the native libraries could be loaded from " + copy + ": " + WITHOUT_NATIVE_CODE);
+        if (copy != null) {
+            warnOnce("no private copy of the native libraries could be loaded from " + copy.describe() + ": " + WITHOUT_NATIVE_CODE);
+        }
         else warnOnce("the native library is not used (" + failure + "): " + WITHOUT_NATIVE_CODE);
         return true;
     }
