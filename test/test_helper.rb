@@ -27,17 +27,18 @@ stale = lambda do |built, sources|
   !File.file?(built) || sources.any? { |source| File.mtime(source) > File.mtime(built) }
 end
 native_stale = !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY") && stale.(test_library, Dir[File.join(root, "ext/fast_random_native/*.[ch]")])
-jar_stale = stale.(test_jar, Dir[File.join(root, "test/java/**/*.java"), File.join(root, "lib/fast_random/fast_random.jar")])
+jar_stale = stale.(test_jar, Dir[File.join(root, "test/java/**/*"), File.join(root, "lib/fast_random/fast_random.jar")].select { |f| File.file?(f) })
 if native_stale || jar_stale
   require "open3"
   out, status = Open3.capture2e("rake", "test_builds", chdir: root)
   warn "test_helper: rake test_builds failed, so the shipped library runs (no fault injection):\n#{out}" unless status.success?
 end
 ENV["FAST_RANDOM_NATIVE_LIBRARY"] = test_library if !ENV.key?("FAST_RANDOM_NATIVE_LIBRARY") && File.file?(test_library)
-require "fast_random"
 # The Java test hooks, beside the shipped jar in JRuby's class loader (their
-# classes share its packages).
+# classes share its packages), and first: fast_random looks for their fault
+# injector (a service of that loader) once, when it reaches its first fault site.
 require test_jar if RUBY_ENGINE == "jruby" && File.file?(test_jar)
+require "fast_random"
 require "set"
 
 module TestHelper

@@ -20,10 +20,10 @@ class AesFaultsTest < Minitest::Test
   STEPS = %w[cipher init aad update final].freeze
 
   CHILD = <<~'RUBY'
+    require TEST_JAR # first: fast_random looks for its fault injector once, at its first fault site
     require "fast_random"
     require "openssl"
     require "json"
-    require TEST_JAR
     aes = Java::FastrandomCipher::AesFaults
     key = "k" * 32
     run = lambda do |name, direction, chunks, aad: nil, tag: nil, iv: nil|
@@ -186,13 +186,21 @@ class AesFaultsTest < Minitest::Test
     assert_empty problems, problems.first(10).join("\n")
   end
 
-  # F1: AAD after a GCM message's data is refused before any output, as on
-  # MRI ("couldn't set additional authenticated data"), whatever the size:
-  # past the replay limit BouncyCastle restarted the message, reusing its
-  # keystream and giving the empty message's tag. The calls after it are
-  # refused too, until the next init.
-  def test_aad_after_data_is_refused_before_any_output_and_until_the_next_init
+  # F1 and N2: AAD after a GCM message's data is refused at auth_data=
+  # itself, as on MRI ("couldn't set additional authenticated data"),
+  # before any output and whatever the size (past the replay limit
+  # BouncyCastle used to restart the message, reusing its keystream); the
+  # calls after it are refused too, until the next init; and nothing is
+  # left pending in jruby-openssl: after iv=, the next message on the same
+  # Cipher, encrypting and decrypting, is exactly what a fresh Cipher gives
+  # (it used to be authenticated over the refused AAD).
+  def test_late_aad_is_refused_at_auth_data_and_nothing_carries_over
     key = "K" * 32
+    fresh = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+    fresh.key = key
+    fresh.iv = "m" * 12
+    fresh_ct = fresh.update("fresh") + fresh.final
+    fresh_tag = fresh.auth_tag
     [100, LIMIT + 100].each do |size|
       plain = "p" * size
       %i[encrypt decrypt].each do |direction|
@@ -201,26 +209,54 @@ class AesFaultsTest < Minitest::Test
         c.iv = "n" * 12
         c.auth_tag = "t" * 16 if direction == :decrypt
         first = c.update(plain)
-        c.auth_data = "late"
-        error = assert_raises(OpenSSL::Cipher::CipherError, "#{direction} #{size}") { c.update(plain) }
-        assert_match(/couldn't set additional authenticated data: AES-GCM takes it before the message's data/, error.message)
+        error = assert_raises(OpenSSL::Cipher::CipherError, "#{direction} #{size}") { c.auth_data = "late" }
+        assert_match(/\Acouldn't set additional authenticated data: AES-GCM takes it before the message's data/, error.message)
+        assert_raises(OpenSSL::Cipher::CipherError) { c.update(plain) }
         assert_raises(OpenSSL::Cipher::CipherError) { c.final }
-        assert_raises(OpenSSL::Cipher::CipherError) { c.update("more") }
-        next unless direction == :encrypt
+        assert_equal size - size % 16, first.bytesize if direction == :encrypt
 
-        assert_equal size - size % 16, first.bytesize
-        # A new init starts a new message (jruby-openssl keeps the refused AAD for it: set it again).
         c.iv = "m" * 12
-        c.auth_data = "again"
-        ct = c.update("fresh") + c.final
-        d = OpenSSL::Cipher.new("aes-256-gcm").decrypt
-        d.key = key
-        d.iv = "m" * 12
-        d.auth_tag = c.auth_tag
-        d.auth_data = "again"
-        assert_equal "fresh", d.update(ct) + d.final
+        if direction == :encrypt
+          assert_equal [fresh_ct, fresh_tag], [c.update("fresh") + c.final, c.auth_tag], "#{direction} #{size}: the next message"
+        else
+          c.auth_tag = fresh_tag
+          assert_equal "fresh", c.update(fresh_ct) + c.final, "#{direction} #{size}: the next message"
+        end
       end
     end
+  end
+
+  # N2: AAD given while a message has no data yet goes to it as before:
+  # at once where jruby-openssl's cipher is initialized (after reset),
+  # else with the next update (after iv=); each way the messages are
+  # stock's, encrypting and decrypting, and AAD given twice is the last
+  # one given where stock keeps only that.
+  def test_aad_before_the_data_gives_stock_s_messages
+    cipher = lambda do |direction, initialized|
+      c = OpenSSL::Cipher.new("aes-128-gcm").send(direction)
+      c.key = "K" * 16
+      c.iv = "i" * 12
+      c.reset if initialized # jruby-openssl initializes its cipher now, not at the next update
+      c
+    end
+    run = lambda do
+      [false, true].flat_map do |initialized|
+        e = cipher.(:encrypt, initialized)
+        e.auth_data = "header"
+        sealed = [e.update("a message") + e.final, e.auth_tag]
+        twice = cipher.(:encrypt, false)
+        twice.auth_data = "first"
+        twice.auth_data = "second"
+        d = cipher.(:decrypt, initialized)
+        d.auth_data = "header"
+        d.auth_tag = sealed[1]
+        [sealed, [twice.update("x") + twice.final, twice.auth_tag], d.update(sealed[0]) + d.final]
+      end
+    end
+    FastRandom::AES.uninstall
+    expected = run.()
+    FastRandom::AES.install
+    assert_equal expected, run.()
   end
 
   # F6: after a fault moved a CBC message to BouncyCastle, an error at its
@@ -283,19 +319,45 @@ class AesFaultsTest < Minitest::Test
     assert_equal plain[0, 16] + plain[64..], expected.last
   end
 
-  # I1: no public way in the shipped jar to make the JDK path fail.
+  # I1 and N6: no way in the shipped jar to make AES, PBKDF2 or an install
+  # fail. Their sites ask fastrandom.support.Faults, whose injector is a
+  # final field, looked up once as a service that only the test jar
+  # provides (the shipped jar has neither a provider nor its services
+  # file); no class of the cipher and kdf packages, nor the bindings that
+  # replace jruby-openssl's methods, has a static field of a function type
+  # that could be set; AesCipher's public statics are its factory and its
+  # counts; the bookkeeping of jruby-openssl's update (UpdateCalls) has no
+  # static member: it is the provider's instance.
   def test_the_shipped_jar_has_no_fault_hook
-    %w[fastrandom.cipher.AesCipher fastrandom.cipher.JdkCipher fastrandom.kdf.Pbkdf2].each do |name|
-      type = java.lang.Class.forName(name, false, JRuby.runtime.getJRubyClassLoader)
-      public_setters = type.getDeclaredMethods.select do |m|
-        java.lang.reflect.Modifier.isPublic(m.getModifiers) &&
-          (m.getName.start_with?("set") || (m.getName.match?(/fault|digestsource/i) && m.getParameterCount.positive?))
-      end
-      assert_empty public_setters.map(&:getName), name
-    end
+    loader = JRuby.runtime.getJRubyClassLoader
+    modifier = java.lang.reflect.Modifier
     jar = File.join(TestHelper::ROOT, "lib/fast_random/fast_random.jar")
     entries = java.util.jar.JarFile.new(jar).entries.map(&:getName)
-    assert_empty entries.grep(/Faults/), "test hooks in the shipped jar"
+    refute_includes entries, "META-INF/services/fastrandom.support.FaultInjector"
+    injector = java.lang.Class.forName("fastrandom.support.FaultInjector", false, loader)
+    names = entries.grep(%r{\A(fastrandom/(cipher|kdf|support)/|org/jruby/ext/fastrandom/(StockMethods|CipherMethods|CipherFields)\b).*\.class\z})
+    refute_empty names
+    functional = %w[java.util.function. fastrandom.support.FaultInjector]
+    settable = []
+    names.each do |entry|
+      type = java.lang.Class.forName(entry.delete_suffix(".class").tr("/", "."), false, loader)
+      refute(injector.isAssignableFrom(type) && !type.isInterface, "#{type.getName} is a fault injector")
+      type.getDeclaredFields.each do |field|
+        next unless modifier.isStatic(field.getModifiers) && !modifier.isFinal(field.getModifiers)
+        next unless functional.any? { |prefix| field.getType.getName.start_with?(prefix) }
+
+        settable << "#{type.getName}.#{field.getName}"
+      end
+    end
+    assert_empty settable, "static fields a shipped caller could set"
+    faults = java.lang.Class.forName("fastrandom.support.Faults$Injector", false, loader)
+    assert modifier.isFinal(faults.getDeclaredField("INSTANCE").getModifiers)
+    aes = java.lang.Class.forName("fastrandom.cipher.AesCipher", false, loader)
+    statics = aes.getDeclaredMethods.select { |m| modifier.isPublic(m.getModifiers) && modifier.isStatic(m.getModifiers) }
+    assert_equal %w[bouncyCastleMessages budgetBytes faults heldBytes jdkMessages newInstance overBudget], statics.map(&:getName).sort
+    calls = java.lang.Class.forName("fastrandom.cipher.UpdateCalls", false, loader)
+    members = calls.getDeclaredMethods.to_a + calls.getDeclaredFields.to_a
+    assert_empty members.select { |m| modifier.isStatic(m.getModifiers) && !m.isSynthetic }.map(&:getName)
   end
 
   # Streams of any size in a small heap: CBC and CTR keep one block, GCM up

@@ -1,18 +1,19 @@
 package fastrandom.kdf;
 
-import java.security.MessageDigest;
-import java.util.function.Function;
+import java.util.function.Consumer;
+
+import fastrandom.support.TestFaultInjector;
 
 /**
- * Tests: fault injection into {@link Pbkdf2}'s JDK digests. In the test
- * build's jar only (test/java, {@code rake test_builds}): the shipped jar
- * has no way to set it.
+ * Tests: fault injection into {@link Pbkdf2}'s JDK digests, through the
+ * test build's {@link TestFaultInjector} (test/java, {@code rake
+ * test_builds}): the shipped jar has no way to set it.
  */
 public final class Pbkdf2Faults {
     private Pbkdf2Faults() {}
 
-    /** Digests from {@code source} (by JDK name, "SHA-256"), which may throw as a failing JCE call does; null: the JDK's again. */
-    public static void setDigestSource(Function<String, MessageDigest> source) {
-        Pbkdf2.digests = source != null ? source : Pbkdf2.JDK_DIGESTS;
+    /** {@code failing} is told the JDK name ("SHA-256") of each digest about to be made, and throws to fail it; null: none. */
+    public static void set(Consumer<String> failing) {
+        TestFaultInjector.set("pbkdf2", failing);
     }
 }

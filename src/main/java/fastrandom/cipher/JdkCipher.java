@@ -13,6 +13,8 @@ import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
+import fastrandom.support.Faults;
+
 /**
  * The JDK's (SunJCE's) cipher a message runs on, and the thread's spare
  * one per mode between messages: getting one from the JDK costs about as
@@ -72,7 +74,7 @@ final class JdkCipher {
         int at = mode.ordinal();
         Cipher spare = spares[at];
         if (spare == null) {
-            AesCipher.step("cipher");
+            Faults.at("aes:cipher");
             return new JdkCipher(Cipher.getInstance(mode.jdkTransformation, provider()));
         }
         spares[at] = null;

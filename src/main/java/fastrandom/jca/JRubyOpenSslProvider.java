@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import fastrandom.cipher.AesCipher;
+import fastrandom.cipher.UpdateCalls;
 import fastrandom.ec.jca.EcServices;
 import fastrandom.rsa.jca.RsaServices;
 
@@ -50,6 +51,14 @@ public final class JRubyOpenSslProvider extends Provider {
         super(NAME, 1.0, "BouncyCastle (" + bouncyCastle.getInfo() + ") with RSA, EC and AES on fast_random's engines");
         this.bouncyCastle = bouncyCastle;
         for (ProviderHook.Capability capability : CAPABILITIES) ours.put(capability, new ConcurrentHashMap<>());
+    }
+
+    /** What the bindings see of jruby-openssl's {@code Cipher#update}, for this provider's AES ciphers. */
+    private final transient UpdateCalls aesUpdates = new UpdateCalls();
+
+    /** The bindings' view of jruby-openssl's {@code Cipher#update}, which this provider's AES ciphers are told of. */
+    public UpdateCalls aesUpdates() {
+        return aesUpdates;
     }
 
     /** The BouncyCastle provider this one answers for (to put back on uninstall). */
@@ -100,7 +109,7 @@ public final class JRubyOpenSslProvider extends Provider {
                 break;
             case AES:
                 AesCipher.Mode mode = "Cipher".equals(type) ? AesCipher.Mode.of(algorithm) : null;
-                if (mode != null) factory = () -> AesCipher.newInstance(mode, bouncyCastle);
+                if (mode != null) factory = () -> AesCipher.newInstance(mode, bouncyCastle, aesUpdates);
                 source = AesCipher.class.getName();
                 break;
             case EC:

@@ -5,10 +5,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 import fastrandom.jni.LibCrypto;
+import fastrandom.support.Faults;
 
 /**
  * PBKDF2 with HMAC (RFC 8018, section 5.2) over SHA-1 or SHA-2, on the
@@ -21,10 +21,6 @@ import fastrandom.jni.LibCrypto;
  */
 public final class Pbkdf2 {
     private static final AtomicLong DERIVATIONS = new AtomicLong();
-    /** The JDK's digests, by JDK name ("SHA-256"). */
-    static final Function<String, MessageDigest> JDK_DIGESTS = Pbkdf2::jdkDigest;
-    /** Where the digests come from: the JDK's; package-private, so only the test build's Pbkdf2Faults puts in failing ones. */
-    static volatile Function<String, MessageDigest> digests = JDK_DIGESTS;
 
     private Pbkdf2() {}
 
@@ -133,7 +129,8 @@ public final class Pbkdf2 {
             default: name = "SHA-512"; break;
         }
         try {
-            return digests.apply(name);
+            Faults.at("pbkdf2:" + name); // tests: as if the JDK's provider failed
+            return jdkDigest(name);
         } catch (RuntimeException e) {
             throw new IllegalStateException("the JDK's " + name + ": " + e, e);
         }

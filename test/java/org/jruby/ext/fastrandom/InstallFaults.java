@@ -7,18 +7,23 @@ import java.util.function.Predicate;
 
 import org.jruby.RubyModule;
 
+import fastrandom.support.TestFaultInjector;
+
 /**
  * Tests: makes installing fast_random's methods into a jruby-openssl class
  * fail ({@link StockMethods#install}), as an incompatible release would,
  * and says which of a class's methods are fast_random's now. In the test
- * build's jar only (test/java, {@code rake test_builds}).
+ * build's jar only (test/java, {@code rake test_builds}), through its
+ * {@link TestFaultInjector}.
  */
 public final class InstallFaults {
     private InstallFaults() {}
 
     /** Installs into the classes {@code failing} accepts (by name, e.g. "OpenSSL::PKey::RSA") fail; null: none. */
     public static void set(Predicate<String> failing) {
-        StockMethods.faults = failing;
+        TestFaultInjector.set("install", failing == null ? null : name -> {
+            if (failing.test(name)) throw new IllegalStateException("injected failure replacing methods of " + name);
+        });
     }
 
     /** The names of {@code target}'s methods fast_random's replace now, sorted (none before an install or after an undo). */

@@ -55,6 +55,12 @@ final class Errors {
         return RaiseException.from(context.runtime, pkeyError, message);
     }
 
+    /** OpenSSL::Cipher::CipherError, as jruby-openssl raises it for a call its cipher refuses. */
+    static RaiseException cipherError(ThreadContext context, String message) {
+        RubyClass cipherError = (RubyClass) context.runtime.getClassFromPath("OpenSSL::Cipher::CipherError");
+        return RaiseException.from(context.runtime, cipherError, message);
+    }
+
     /** OpenSSL::PKey::ECError, as jruby-openssl raises it for a signature it cannot read. */
     static RaiseException ecError(ThreadContext context, String message) {
         RubyClass ecError = (RubyClass) context.runtime.getClassFromPath("OpenSSL::PKey::ECError");

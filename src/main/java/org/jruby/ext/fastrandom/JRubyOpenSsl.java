@@ -93,8 +93,9 @@ final class JRubyOpenSsl {
      * Throws {@link Unusable}, naming everything missing, unless this
      * jruby-openssl has what {@code capability} cannot do without: the
      * provider it wraps (RSA, EC, AES), the Java accessors of its keys (RSA,
-     * EC), the method it exists to replace ({@code Cipher#update},
-     * {@code KDF.pbkdf2_hmac}).
+     * EC), the methods it exists to replace ({@code Cipher#update} and
+     * {@code #auth_data=}, {@code KDF.pbkdf2_hmac}), the fields of
+     * jruby-openssl's Cipher that {@code auth_data=} reads (AES).
      * Methods a release may or may not have are replaced where present and
      * checked where present, never required; Ruby files loaded after
      * jruby-openssl's Java classes (where a release may define methods in
@@ -113,7 +114,8 @@ final class JRubyOpenSsl {
                 break;
             case AES:
                 needs.provider();
-                needs.instanceMethods("OpenSSL::Cipher", "update");
+                needs.instanceMethods("OpenSSL::Cipher", "update", "auth_data=");
+                needs.cipherFields();
                 break;
             case PBKDF2:
                 needs.singletonMethods("OpenSSL::KDF", "pbkdf2_hmac");
@@ -204,6 +206,12 @@ final class JRubyOpenSsl {
                 DynamicMethod method = module.getSingletonClass().searchMethod(name);
                 if (method == null || method.isUndefined()) missing.add(path + "." + name);
             }
+        }
+
+        /** The fields of jruby-openssl's Cipher that {@code auth_data=} reads ({@link CipherFields}). */
+        void cipherFields() {
+            String lacking = CipherFields.missing(runtime.getJRubyClassLoader());
+            if (lacking != null) missing.add(lacking);
         }
 
         /** The JCA keys behind {@code path}'s objects, read through {@link PKeyAccess}. */

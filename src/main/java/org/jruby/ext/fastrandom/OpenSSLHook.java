@@ -215,10 +215,16 @@ public final class OpenSSLHook {
      * switches are its own even where runtimes share fast_random's classes.
      */
     static boolean serving(Ruby runtime, ProviderHook.Capability capability) {
+        JRubyOpenSslProvider provider = provider(runtime, capability);
+        return provider != null && provider.isActive(capability);
+    }
+
+    /** The provider this runtime's FastRandom module of {@code capability} put into jruby-openssl, or null. */
+    static JRubyOpenSslProvider provider(Ruby runtime, ProviderHook.Capability capability) {
         RubyModule fastRandom = runtime.getModule("FastRandom");
         IRubyObject module = fastRandom == null ? null : fastRandom.getConstantAt(capability.name());
         Object provider = module instanceof RubyModule ? ((RubyModule) module).getInternalVariable(PROVIDER) : null;
-        return provider instanceof JRubyOpenSslProvider && ((JRubyOpenSslProvider) provider).isActive(capability);
+        return provider instanceof JRubyOpenSslProvider ? (JRubyOpenSslProvider) provider : null;
     }
 
     /**

@@ -5,13 +5,14 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
 
 import org.jruby.RubyModule;
 import org.jruby.internal.runtime.methods.DynamicMethod;
 import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.support.Faults;
 
 /**
  * jruby-openssl's methods that fast_random's replace in place on one class
@@ -34,9 +35,6 @@ import org.jruby.runtime.builtin.IRubyObject;
 final class StockMethods {
     /** Where the instance is kept, on the class. */
     private static final String KEPT = "fast_random_stock_methods";
-
-    /** Tests: the classes (by name) on which {@link #install} fails; set by the test jar's InstallFaults only. */
-    static volatile Predicate<String> faults;
 
     private final Map<String, DynamicMethod> methods;
     /** fast_random's methods put in their place, by name (not those redefined in Ruby, left as they were). */
@@ -63,10 +61,7 @@ final class StockMethods {
      * method it replaced, so jruby-openssl's own arity holds whatever it is.
      */
     static Set<String> install(RubyModule target, Class<?> replacements, String[] names, Set<String> inheritable) {
-        Predicate<String> failing = faults;
-        if (failing != null && failing.test(target.getName())) {
-            throw new IllegalStateException("injected failure replacing methods of " + target.getName());
-        }
+        Faults.at("install:" + target.getName()); // tests: as an incompatible release would fail it
         synchronized (target) {
             StockMethods installed = of(target);
             if (installed != null && !installed.removed) return installed.replacements.keySet();

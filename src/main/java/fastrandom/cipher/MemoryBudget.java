@@ -1,0 +1,117 @@
+package fastrandom.cipher;
+
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One budget for the bytes all open GCM messages hold (of this class
+ * loader: in practice the JVM's, as one jruby-openssl per JVM is the
+ * rule): an eighth of the most heap the JVM will use ({@code -Xmx}).
+ *
+ * <p>Why an eighth: a held message costs the heap about three times what
+ * it holds at its final (the ciphertext kept, the plaintext the final
+ * makes, and while a {@link Buffer} grows, the array it grows from), so
+ * the held messages stay within about three eighths of the heap, and the
+ * application, and the messages past the budget, which stream as stock's
+ * do, keep the rest. 64 MiB under {@code -Xmx512m}, 768 MiB under 6 GiB.
+ *
+ * <p>What counts: every array a {@link Buffer} grows past {@link
+ * Buffer#UNCOUNTED} (128 KiB), whole. A message's first 128 KiB are not
+ * counted: that is the size of a cookie or an API payload, the messages
+ * that must stay cheap, and it is bounded by the open Ciphers themselves
+ * (each costs jruby-openssl more than that in objects). A buffer that
+ * cannot get the bytes it needs says so, and its message goes on as
+ * stock's does ({@link AesCipher}: a decryption then releases plaintext
+ * before the tag is checked, as stock and MRI always do). Bytes go back
+ * when the message is done (final, a new init, a refusal) or, for a
+ * Cipher dropped in the middle of a message, when the garbage collector
+ * finds its buffer unreachable (a phantom reference, polled at the next
+ * request).
+ */
+final class MemoryBudget {
+    /** The budget, in bytes. */
+    static final long BYTES = Math.min(Runtime.getRuntime().maxMemory(), 1L << 40) / 8;
+
+    private static final AtomicLong HELD = new AtomicLong();
+    private static final LongAdder REFUSED = new LongAdder();
+    private static final ReferenceQueue<Buffer> COLLECTED = new ReferenceQueue<>();
+    /** The grants of buffers holding counted bytes, kept reachable until given back. */
+    private static final Set<Grant> GRANTS = ConcurrentHashMap.newKeySet();
+
+    private MemoryBudget() {}
+
+    /** The bytes counted to one buffer, given back by it or when the garbage collector finds it unreachable. */
+    static final class Grant extends PhantomReference<Buffer> {
+        private long bytes;
+
+        private Grant(Buffer owner) {
+            super(owner, COLLECTED);
+        }
+    }
+
+    /** Bytes held now, by all open messages. */
+    static long held() {
+        return HELD.get();
+    }
+
+    /** Requests refused because the budget was used (each a message that went on as stock's). */
+    static long refused() {
+        return REFUSED.sum();
+    }
+
+    /**
+     * Counts {@code bytes} more to {@code owner}'s grant (null: it has none
+     * yet), if the budget has them. Returns the grant, or null when the
+     * budget has no room (nothing counted then).
+     */
+    static Grant take(Buffer owner, Grant grant, long bytes) {
+        giveBackCollected();
+        long held;
+        do {
+            held = HELD.get();
+            if (held + bytes > BYTES) {
+                REFUSED.increment();
+                return null;
+            }
+        } while (!HELD.compareAndSet(held, held + bytes));
+        if (grant == null) {
+            grant = new Grant(owner);
+            GRANTS.add(grant);
+        }
+        synchronized (grant) { // a Cipher misused from two threads must not make the count drift
+            grant.bytes += bytes;
+        }
+        return grant;
+    }
+
+    /** Gives back {@code bytes} of {@code grant}'s (an array its buffer no longer holds). */
+    static void giveBack(Grant grant, long bytes) {
+        synchronized (grant) {
+            grant.bytes -= bytes;
+        }
+        HELD.addAndGet(-bytes);
+    }
+
+    /** Gives back all of {@code grant}'s bytes (its buffer holds none now, and drops the grant); null: none. */
+    static void giveBackAll(Grant grant) {
+        if (grant == null || !GRANTS.remove(grant)) return;
+        grant.clear();
+        synchronized (grant) {
+            HELD.addAndGet(-grant.bytes);
+            grant.bytes = 0;
+        }
+    }
+
+    /** Gives back the bytes of buffers the garbage collector found unreachable (messages never finished). */
+    private static void giveBackCollected() {
+        for (Reference<? extends Buffer> collected; (collected = COLLECTED.poll()) != null; ) {
+            Grant grant = (Grant) collected;
+            if (GRANTS.remove(grant)) HELD.addAndGet(-grant.bytes);
+        }
+    }
+}
