@@ -226,6 +226,31 @@ class AesFaultsTest < Minitest::Test
     end
   end
 
+  # N2: AAD given to a Cipher whose message is done (after a final, where
+  # jruby-openssl initializes its cipher again) belongs to that message:
+  # when the application starts another (decrypt, iv=), it is not carried
+  # into it, which stock does (it keeps the AAD for its next update); the
+  # next message is exactly what a fresh Cipher gives. MRI refuses AAD
+  # after a final ("couldn't set additional authenticated data").
+  def test_aad_after_a_final_is_not_carried_into_the_next_message
+    key = "K" * 16
+    e = OpenSSL::Cipher.new("aes-128-gcm").encrypt
+    e.key = key
+    e.iv = "m" * 12
+    ct = e.update("next message") + e.final
+    tag = e.auth_tag
+    c = OpenSSL::Cipher.new("aes-128-gcm").encrypt
+    c.key = key
+    c.iv = "i" * 12
+    c.update("a message")
+    c.final
+    c.auth_data = "after the final"
+    c.decrypt
+    c.iv = "m" * 12
+    c.auth_tag = tag
+    assert_equal "next message", c.update(ct) + c.final
+  end
+
   # N2: AAD given while a message has no data yet goes to it as before:
   # at once where jruby-openssl's cipher is initialized (after reset),
   # else with the next update (after iv=); each way the messages are
@@ -257,6 +282,46 @@ class AesFaultsTest < Minitest::Test
     expected = run.()
     FastRandom::AES.install
     assert_equal expected, run.()
+  end
+
+  # N3: the bound on unverified plaintext counts ciphertext only. A
+  # tampered GCM message of up to LIMIT bytes of ciphertext releases
+  # nothing from update, whether its tag comes by auth_tag= or at the end
+  # of the data (where the tag's bytes used to count, and 16 MiB - 15 to
+  # 16 MiB released almost all of it); past LIMIT it streams, exactly as
+  # stock's, both ways.
+  def test_the_unverified_plaintext_bound_counts_ciphertext_only
+    key = "K" * 32
+    e = OpenSSL::Cipher.new("aes-256-gcm").encrypt
+    e.key = key
+    e.iv = "n" * 12
+    ct = e.update(Random.new(3).bytes(LIMIT + 16)) + e.final
+    bad_tag = "t" * 16
+    decrypt = lambda do |size, inline|
+      d = OpenSSL::Cipher.new("aes-256-gcm").decrypt
+      d.key = key
+      d.iv = "n" * 12
+      d.auth_tag = bad_tag unless inline
+      data = ct[0, size]
+      data += bad_tag if inline
+      half = data.bytesize / 2
+      released = d.update(data[0, half]).bytesize + d.update(data[half..]).bytesize
+      error = (d.final rescue $!)
+      [released, error.class]
+    end
+    [-16, -1, 0, 1, 15, 16].each do |delta|
+      size = LIMIT + delta
+      [false, true].each do |inline|
+        FastRandom::AES.uninstall
+        stock = decrypt.(size, inline)
+        FastRandom::AES.install
+        got = decrypt.(size, inline)
+        where = "ciphertext LIMIT#{format("%+d", delta)}, tag #{inline ? "inline" : "by auth_tag="}"
+        assert_equal OpenSSL::Cipher::CipherError, got.last, where
+        assert_operator stock.first, :>, 0, where
+        assert_equal (delta <= 0 ? 0 : stock.first), got.first, where
+      end
+    end
   end
 
   # F6: after a fault moved a CBC message to BouncyCastle, an error at its

@@ -342,7 +342,7 @@ public final class AesCipher extends CipherSpi {
         if (state != State.ON_JDK) return bouncyCastleUpdate(in, offset, len);
         if (len == 0) return null;
         if (gcmDecryption()) return holdCiphertext(in, offset, len);
-        if (mode == Mode.GCM && !replay.keepData(in, offset, len, 0)) {
+        if (mode == Mode.GCM && !replay.keepData(in, offset, len, 0, 0)) {
             handOver(replay.data.length, null); // past the limit or the budget: BouncyCastle goes on, as stock's
             replay.clear();
             return onBouncyCastle.update(in, offset, len);
@@ -374,7 +374,7 @@ public final class AesCipher extends CipherSpi {
      * gives something). Past the limit or the budget, it streams.
      */
     private byte[] holdCiphertext(byte[] in, int offset, int len) {
-        if (!replay.keepData(in, offset, len, tagLength())) return stream(in, offset, len);
+        if (!replay.keepData(in, offset, len, tagRoom(), tagLength())) return stream(in, offset, len);
         long before = jdk.dataLength;
         jdk.dataLength += len;
         long from = bouncyCastleDecryptOutput(before);
@@ -444,7 +444,7 @@ public final class AesCipher extends CipherSpi {
         if (len > 0) {
             if (!gcmDecryption()) return concat(engineUpdate(in, offset, len), engineDoFinal(null, 0, 0));
             gcmData = true;
-            if (!replay.keepData(in, offset, len, tagLength())) {
+            if (!replay.keepData(in, offset, len, tagLength(), 0)) {
                 byte[] first = stream(in, offset, len); // released only if the final below verifies the tag
                 try {
                     return concat(first, bouncyCastleFinal(null, 0, 0));
@@ -587,11 +587,11 @@ public final class AesCipher extends CipherSpi {
     }
 
     /** Refuses this message and every call on it until the next init, with {@code why}. */
-    private IllegalStateException refuse(String why) {
+    private RefusedMessage refuse(String why) {
         jdk.dropCipher();
         endMessage(State.REFUSED);
         refusal = why;
-        return new IllegalStateException(why);
+        return new RefusedMessage(why);
     }
 
     /** Forgets the message (what it held, zeroed, the budget's bytes back), which is now in {@code next}. */
@@ -646,7 +646,7 @@ public final class AesCipher extends CipherSpi {
     }
 
     private void checkNotRefused() {
-        if (state == State.REFUSED) throw new IllegalStateException(refusal + "; the message is refused until the cipher's next init");
+        if (state == State.REFUSED) throw new RefusedMessage(refusal + "; the message is refused until the cipher's next init");
     }
 
     private static IllegalStateException notInitialized() {
@@ -663,6 +663,16 @@ public final class AesCipher extends CipherSpi {
 
     private int tagLength() {
         return ((GCMParameterSpec) jdk.spec).getTLen() / 8;
+    }
+
+    /**
+     * How much of a decryption's data may be its tag, which the limit does
+     * not count: none within a jruby-openssl update whose Cipher has its
+     * tag by {@code auth_tag=}, else the tag's length (the data may end
+     * with it, and a final's input is the tag).
+     */
+    private int tagRoom() {
+        return calls != null && calls.tagAtFinal() ? 0 : tagLength();
     }
 
     private static ProviderException asFinalException(GeneralSecurityException e)

@@ -37,12 +37,13 @@ final class Replay {
     }
 
     /**
-     * Keeps data; {@code tagLength}: a decryption's tag length (its last
-     * bytes may be the tag), else 0. False, keeping nothing of it, past the
-     * limit or the budget.
+     * Keeps data; {@code tagRoom}: how many of its last bytes may be a
+     * decryption's tag (not counted), {@code room}: bytes to leave free if
+     * the buffer grows (for a tag to come). False, keeping nothing of it,
+     * past the limit or the budget.
      */
-    boolean keepData(byte[] src, int offset, int len, int tagLength) {
-        return (long) data.length + len <= (long) LIMIT + tagLength && data.append(src, offset, len, tagLength);
+    boolean keepData(byte[] src, int offset, int len, int tagRoom, int room) {
+        return (long) data.length + len <= (long) LIMIT + tagRoom && data.append(src, offset, len, room);
     }
 
     /**

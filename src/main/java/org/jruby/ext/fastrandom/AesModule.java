@@ -16,7 +16,8 @@ import fastrandom.jca.ProviderHook;
  * AES ({@link AesCipher}), with stock's results and errors:
  * <pre>
  *   FastRandom::AES.installed?   # =&gt; true once openssl is loaded
- *   FastRandom::AES.stats        # =&gt; {jdk: 12, bouncy_castle: 1, faults: 0}
+ *   FastRandom::AES.stats        # =&gt; {jdk: 12, bouncy_castle: 1, faults: 0, held_bytes: 0,
+ *                                #     budget_bytes: 67108864, over_budget: 0}
  *   FastRandom::AES.uninstall    # jruby-openssl's own ciphers again (for comparisons)
  * </pre>
  * Defined in Java when first named ({@link FastRandomModule#const_missing})
@@ -34,8 +35,10 @@ public final class AesModule {
 
     /**
      * Messages finished on the JDK, on BouncyCastle (parameters, calls and
-     * errors left to it, GCM messages past 16 MiB), and JDK failures
-     * BouncyCastle answered; counted over the JVM (or the class loader
+     * errors left to it, GCM messages past 16 MiB or the memory budget),
+     * and JDK failures BouncyCastle answered; the bytes open GCM messages
+     * hold now, the budget they share, and the messages that went on as
+     * stock's because it was used. Over the JVM (or the class loader
      * fast_random's jar is in).
      */
     @JRubyMethod(name = "stats", meta = true)
@@ -45,6 +48,9 @@ public final class AesModule {
         stats.fastASet(runtime.newSymbol("jdk"), runtime.newFixnum(AesCipher.jdkMessages()));
         stats.fastASet(runtime.newSymbol("bouncy_castle"), runtime.newFixnum(AesCipher.bouncyCastleMessages()));
         stats.fastASet(runtime.newSymbol("faults"), runtime.newFixnum(AesCipher.faults()));
+        stats.fastASet(runtime.newSymbol("held_bytes"), runtime.newFixnum(AesCipher.heldBytes()));
+        stats.fastASet(runtime.newSymbol("budget_bytes"), runtime.newFixnum(AesCipher.budgetBytes()));
+        stats.fastASet(runtime.newSymbol("over_budget"), runtime.newFixnum(AesCipher.overBudget()));
         return stats;
     }
 

@@ -10,7 +10,8 @@ import org.jruby.util.ByteList;
  * {@code org.jruby.ext.openssl.Cipher}) that {@link CipherMethods} reads
  * for {@code auth_data=}: the JCA cipher, whether that cipher has been
  * initialized with the current key and IV, and the AAD jruby-openssl keeps
- * until its next {@code update} or {@code final}. The same names in every
+ * until its next {@code update} or {@code final}; and for {@code update},
+ * whether a decryption's tag was given by {@code auth_tag=}. The same names in every
  * release from 0.15.0 to 0.16.2; a release without them leaves AES stock
  * ({@link JRubyOpenSsl#require} says so).
  */
@@ -21,12 +22,14 @@ final class CipherFields {
     private final Field cipher;
     private final Field cipherInited;
     private final Field authData;
+    private final Field authTag;
 
     private CipherFields(Class<?> type) throws NoSuchFieldException {
         this.type = type;
         this.cipher = field(type, "cipher", javax.crypto.Cipher.class);
         this.cipherInited = field(type, "cipherInited", boolean.class);
         this.authData = field(type, "auth_data", ByteList.class);
+        this.authTag = field(type, "auth_tag", ByteList.class);
     }
 
     /** jruby-openssl's, from {@code loader}; throws {@link JRubyOpenSsl.Unusable} saying what it lacks. */
@@ -50,7 +53,7 @@ final class CipherFields {
 
     private static String missing(Exception e) {
         if (e instanceof ClassNotFoundException) return CIPHER_CLASS;
-        return CIPHER_CLASS + "'s fields cipher, cipherInited and auth_data (" + e.getMessage() + ")";
+        return CIPHER_CLASS + "'s fields cipher, cipherInited, auth_data and auth_tag (" + e.getMessage() + ")";
     }
 
     private static Field field(Class<?> type, String name, Class<?> expected) throws NoSuchFieldException {
@@ -86,6 +89,20 @@ final class CipherFields {
             }
         }
         return data;
+    }
+
+    /** Whether it has a tag: for a decryption, given by {@code auth_tag=}, for its final. */
+    boolean hasAuthTag(IRubyObject self) {
+        return get(authTag, self) != null;
+    }
+
+    /** Gives it back the AAD {@link #takeAuthData} took, for its next update or final. */
+    void putBackAuthData(IRubyObject self, ByteList data) {
+        try {
+            authData.set(self, data);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e); // made accessible
+        }
     }
 
     private static Object get(Field field, IRubyObject self) {

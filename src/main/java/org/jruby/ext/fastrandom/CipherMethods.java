@@ -12,6 +12,7 @@ import org.jruby.runtime.builtin.IRubyObject;
 import org.jruby.util.ByteList;
 
 import fastrandom.cipher.AesCipher;
+import fastrandom.cipher.RefusedMessage;
 import fastrandom.cipher.UpdateCalls;
 import fastrandom.jca.JRubyOpenSslProvider;
 import fastrandom.jca.ProviderHook;
@@ -22,8 +23,9 @@ import fastrandom.jca.ProviderHook;
  * <ul>
  * <li>{@code update}: one that raises in jruby-openssl after the cipher's
  * update returned (its IV bookkeeping can, after {@code iv_len=})
- * releases nothing of its input later; the provider's {@link UpdateCalls}
- * is told.
+ * releases nothing of its input later, and a decryption whose tag came by
+ * {@code auth_tag=} holds its data as all ciphertext: the provider's
+ * {@link UpdateCalls} is told.
  * <li>{@code auth_data=}: jruby-openssl keeps the AAD until its next
  * update or final, so AAD after a message's data was refused there, and
  * stayed, to be given to the next message after {@code iv=}. OpenSSL
@@ -64,7 +66,8 @@ public final class CipherMethods {
         Object calls = type.getInternalVariable(UPDATE_CALLS);
         if (!(calls instanceof UpdateCalls)) return StockMethods.of(type).call(context, self, type, "update", args);
         UpdateCalls updates = (UpdateCalls) calls;
-        updates.starts();
+        Object fields = type.getInternalVariable(FIELDS);
+        updates.starts(fields instanceof CipherFields && ((CipherFields) fields).holds(self) && ((CipherFields) fields).hasAuthTag(self));
         try {
             return StockMethods.of(type).call(context, self, type, "update", args);
         } catch (Throwable e) { // a Ruby exception, a Java one, or a kill: the caller never sees this update's output
@@ -89,6 +92,9 @@ public final class CipherMethods {
      * The AAD jruby-openssl just kept goes to its cipher now, when that is
      * one of fast_random's GCM ciphers with its message under way; it
      * raises CipherError if the message already has data (or is refused).
+     * Where the cipher fails otherwise (its last init failed, a
+     * BouncyCastle message in error), jruby-openssl keeps the AAD for its
+     * next update, as stock does, and that call says what is wrong.
      */
     private static void giveAadNow(ThreadContext context, IRubyObject self, CipherFields fields) {
         if (!fields.holds(self) || !fields.initialized(self)) return; // the next update or final starts a message, and gives it the AAD
@@ -99,8 +105,10 @@ public final class CipherMethods {
         if (aad == null) return;
         try {
             cipher.updateAAD(aad.getUnsafeBytes(), aad.getBegin(), aad.getRealSize());
-        } catch (RuntimeException e) {
+        } catch (RefusedMessage e) {
             throw Errors.cipherError(context, e.getMessage());
+        } catch (RuntimeException e) {
+            fields.putBackAuthData(self, aad);
         }
     }
 
