@@ -327,6 +327,24 @@ class Pbkdf2Test < Minitest::Test
     assert_equal "unknown keyword: :extra", unknown.message
   end
 
+  # F7's corner (issue 48): a Hash passed as a Hash, in braces, is a second
+  # positional argument, as on MRI, whatever its keys (it used to be taken
+  # as the keywords, and String keys said "missing keywords"); keywords
+  # given as such, splatted or through send, derive the key.
+  def test_a_hash_in_braces_is_no_keywords
+    options = { salt: "s", iterations: 1, length: 20, hash: "sha1" }
+    [options, options.transform_keys(&:to_s)].each do |hash|
+      error = assert_raises(ArgumentError) { OpenSSL::KDF.pbkdf2_hmac("pw", hash) }
+      assert_equal "wrong number of arguments (given 2, expected 1)", error.message
+    end
+    expected = "227875ba69141bab369fc4187628d294f788e096" # MRI 3.1, OpenSSL 3.0
+    assert_equal expected, OpenSSL::KDF.pbkdf2_hmac("pw", **options).unpack1("H*")
+    assert_equal expected, OpenSSL::KDF.send(:pbkdf2_hmac, "pw", salt: "s", iterations: 1, length: 20, hash: "sha1").unpack1("H*")
+    empty = {}
+    error = assert_raises(ArgumentError) { OpenSSL::KDF.pbkdf2_hmac("pw", **empty) }
+    assert_equal "missing keywords: :salt, :iterations, :length, :hash", error.message
+  end
+
   # A JDK digest that fails (a JCE call that throws, put in through the
   # test build's Pbkdf2Faults): stock derives the key, one warning says so,
   # and once the digest works again the next call is fast_random's. SHA-1

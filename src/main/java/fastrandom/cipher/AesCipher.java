@@ -759,6 +759,9 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected byte[] engineGetIV() {
+        if (calls != null && calls.dropping() && state != State.NOT_INITIALIZED) {
+            endMessage(State.NOT_INITIALIZED); // jruby-openssl initializes this cipher again before its next message
+        }
         if (onBouncyCastle()) return onBouncyCastle.getIV();
         if (jdk.spec instanceof GCMParameterSpec) return ((GCMParameterSpec) jdk.spec).getIV();
         if (jdk.spec instanceof IvParameterSpec) return ((IvParameterSpec) jdk.spec).getIV();

@@ -49,17 +49,26 @@ final class Buffer {
                 return true;
             }
         }
-        int newSize = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(size, 2L * bytes.length));
-        if (newSize > UNCOUNTED && !count(newSize)) {
-            if (size >= newSize) return false;
-            newSize = (int) size; // room for what comes, if not for doubling
-            if (newSize > UNCOUNTED && !count(newSize)) return false;
-        }
+        // Doubling, or refused: growing by less would copy the message over and over near the budget's end.
+        int newSize = capacity(Math.max(size, 2L * bytes.length));
+        if (newSize > UNCOUNTED && !count(newSize)) return false;
         byte[] old = bytes;
         bytes = Arrays.copyOf(old, newSize);
         Arrays.fill(old, 0, length, (byte) 0); // no copy of the message left behind
         if (old.length > UNCOUNTED) MemoryBudget.giveBack(grant, old.length);
         return true;
+    }
+
+    /**
+     * An array length of at least {@code size}: a power of two less 64
+     * bytes, so that an array with its header fills whole regions of G1's
+     * heap (a large array takes whole regions: one of 1 MiB and a few
+     * bytes would take two), or the most an array can have.
+     */
+    private static int capacity(long size) {
+        if (size > (1 << 30) - 64) return Integer.MAX_VALUE - 8;
+        int powerOfTwo = Integer.highestOneBit((int) size + 63) << 1; // the least one of at least size + 64
+        return powerOfTwo - 64;
     }
 
     /** Counts {@code size} more bytes to this buffer, if the budget has them. */

@@ -11,14 +11,17 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * One budget for the bytes all open GCM messages hold (of this class
  * loader: in practice the JVM's, as one jruby-openssl per JVM is the
- * rule): an eighth of the most heap the JVM will use ({@code -Xmx}).
+ * rule): a sixteenth of the most heap the JVM will use ({@code -Xmx}).
  *
- * <p>Why an eighth: a held message costs the heap about three times what
- * it holds at its final (the ciphertext kept, the plaintext the final
- * makes, and while a {@link Buffer} grows, the array it grows from), so
- * the held messages stay within about three eighths of the heap, and the
- * application, and the messages past the budget, which stream as stock's
- * do, keep the rest. 64 MiB under {@code -Xmx512m}, 768 MiB under 6 GiB.
+ * <p>Why a sixteenth: a held message costs the heap up to about three
+ * times what it holds (at its final, the data kept and the output the
+ * final makes; while a {@link Buffer} grows, the array it grows from), so
+ * the held messages stay within about a fifth of the heap and the
+ * application keeps the rest; and the heap stays within twice stock's
+ * where it matters most, many large messages open at once in a small heap
+ * (40 GCM streams of 15 MiB each way under {@code -Xmx512m}: 69 MiB live
+ * at most, stock 38 MiB; test/cipher/aes_memory_test.rb). 32 MiB under
+ * {@code -Xmx512m}, 384 MiB under 6 GiB.
  *
  * <p>What counts: every array a {@link Buffer} grows past {@link
  * Buffer#UNCOUNTED} (128 KiB), whole. A message's first 128 KiB are not
@@ -35,7 +38,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class MemoryBudget {
     /** The budget, in bytes. */
-    static final long BYTES = Math.min(Runtime.getRuntime().maxMemory(), 1L << 40) / 8;
+    static final long BYTES = Math.min(Runtime.getRuntime().maxMemory(), 1L << 40) / 16;
 
     private static final AtomicLong HELD = new AtomicLong();
     private static final LongAdder REFUSED = new LongAdder();
@@ -54,8 +57,9 @@ final class MemoryBudget {
         }
     }
 
-    /** Bytes held now, by all open messages. */
+    /** Bytes held now, by all open messages (those of Ciphers collected mid-message given back first). */
     static long held() {
+        giveBackCollected();
         return HELD.get();
     }
 

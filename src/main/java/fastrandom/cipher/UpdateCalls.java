@@ -1,5 +1,7 @@
 package fastrandom.cipher;
 
+import javax.crypto.Cipher;
+
 /**
  * jruby-openssl's {@code Cipher#update} as the bindings see it, for what
  * the cipher cannot see: an update that raises in jruby-openssl after the
@@ -18,11 +20,13 @@ package fastrandom.cipher;
 public final class UpdateCalls {
     /**
      * While jruby-openssl's update runs on this thread: [0] TRUE, or the
-     * GCM decryption whose update returned plaintext it holds; [1] whether
+     * GCM decryption whose update returned plaintext it holds (while the
+     * bindings tell a cipher its message was dropped: DROPPED); [1] whether
      * the tag comes at the final (given by {@code auth_tag=}); else nulls.
      * An Object[], so that the thread keeps no class of ours past an
      * undeploy.
      */
+    private static final Object DROPPED = new Object[0]; // a JDK class: the thread's slot keeps no class of ours
     private final ThreadLocal<Object[]> current = ThreadLocal.withInitial(() -> new Object[2]);
 
     /**
@@ -49,6 +53,29 @@ public final class UpdateCalls {
         Object cipher = slot[0];
         slot[0] = null;
         if (cipher instanceof AesCipher) ((AesCipher) cipher).dropLastUpdate();
+    }
+
+    /**
+     * jruby-openssl has dropped the message under way on {@code cipher}
+     * ({@code iv=}, {@code encrypt}, {@code decrypt}: it initializes its
+     * cipher again before the next one): fast_random's cipher behind it
+     * forgets what that message held now, not at that init. Reaches it
+     * through {@link Cipher#getIV}, which a JCA cipher always passes on.
+     */
+    public void messageDropped(Cipher cipher) {
+        Object[] slot = current.get();
+        Object before = slot[0];
+        slot[0] = DROPPED;
+        try {
+            cipher.getIV();
+        } finally {
+            slot[0] = before;
+        }
+    }
+
+    /** Whether the bindings are telling the cipher its message was dropped ({@link #messageDropped}). */
+    boolean dropping() {
+        return current.get()[0] == DROPPED;
     }
 
     /** Whether, within jruby-openssl's update, the Cipher's tag comes at the final (else a decryption's may end its data). */

@@ -34,6 +34,10 @@ import fastrandom.jca.ProviderHook;
  * AAD raises CipherError from {@code auth_data=} itself, and nothing is
  * left pending. Before that, the next update starts the message and gives
  * it the AAD, as stock does.
+ * <li>{@code iv=}, {@code random_iv}, {@code encrypt}, {@code decrypt}: where
+ * jruby-openssl drops the message under way (it initializes its cipher
+ * again at the next update), fast_random's cipher forgets what that
+ * message held at once.
  * </ul>
  * Everything else is jruby-openssl's method, called as it is.
  */
@@ -46,9 +50,8 @@ public final class CipherMethods {
     private CipherMethods() {}
 
     /**
-     * Puts {@link #update} and {@link #set_auth_data} on OpenSSL::Cipher in
-     * place of jruby-openssl's, once; openssl must be loaded, FastRandom::AES's
-     * provider in.
+     * Puts these methods on OpenSSL::Cipher in place of jruby-openssl's,
+     * once; openssl must be loaded, FastRandom::AES's provider in.
      */
     static void install(RubyModule cipher) {
         if (!cipher.getMethodLocation().getMethods().containsKey("update")) throw new IllegalStateException("jruby-openssl's OpenSSL::Cipher has no update");
@@ -56,7 +59,8 @@ public final class CipherMethods {
         if (provider == null) throw new IllegalStateException("FastRandom::AES's provider is not in jruby-openssl");
         cipher.setInternalVariable(FIELDS, CipherFields.of(cipher.getRuntime().getJRubyClassLoader()));
         cipher.setInternalVariable(UPDATE_CALLS, provider.aesUpdates());
-        StockMethods.install(cipher, CipherMethods.class, new String[] {"update", "auth_data="}, Collections.emptySet());
+        StockMethods.install(cipher, CipherMethods.class, new String[] {"update", "auth_data=", "iv=", "random_iv", "encrypt", "decrypt"},
+                Collections.emptySet());
     }
 
     /** {@code update(data)} and {@code update(data, buffer)}: jruby-openssl's. */
@@ -110,6 +114,52 @@ public final class CipherMethods {
         } catch (RuntimeException e) {
             fields.putBackAuthData(self, aad);
         }
+    }
+
+    /** {@code iv = iv}: jruby-openssl's; the message under way, if any, is dropped. */
+    @JRubyMethod(name = "iv=", rest = true)
+    public static IRubyObject set_iv(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return droppingMessage(context, self, "iv=", args);
+    }
+
+    /** {@code random_iv}: jruby-openssl's; the message under way, if any, is dropped. */
+    @JRubyMethod(name = "random_iv", rest = true)
+    public static IRubyObject random_iv(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return droppingMessage(context, self, "random_iv", args);
+    }
+
+    /** {@code encrypt}: jruby-openssl's; the message under way, if any, is dropped. */
+    @JRubyMethod(name = "encrypt", rest = true)
+    public static IRubyObject encrypt(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return droppingMessage(context, self, "encrypt", args);
+    }
+
+    /** {@code decrypt}: jruby-openssl's; the message under way, if any, is dropped. */
+    @JRubyMethod(name = "decrypt", rest = true)
+    public static IRubyObject decrypt(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return droppingMessage(context, self, "decrypt", args);
+    }
+
+    /**
+     * jruby-openssl's {@code name}; where it dropped the message under way
+     * (its cipher was initialized and is not now: the next update starts
+     * another), fast_random's cipher forgets what that message held at
+     * once, rather than at that next init (or never, if none comes).
+     */
+    private static IRubyObject droppingMessage(ThreadContext context, IRubyObject self, String name, IRubyObject[] args) {
+        RubyClass type = stockClass(context, self, name);
+        Object found = type.getInternalVariable(FIELDS);
+        CipherFields fields = found instanceof CipherFields && ((CipherFields) found).holds(self) ? (CipherFields) found : null;
+        boolean underWay = fields != null && fields.initialized(self);
+        IRubyObject result = StockMethods.of(type).call(context, self, type, name, args);
+        if (underWay && !fields.initialized(self)) {
+            javax.crypto.Cipher cipher = fields.cipher(self);
+            Object calls = type.getInternalVariable(UPDATE_CALLS);
+            if (cipher != null && cipher.getProvider() instanceof JRubyOpenSslProvider && calls instanceof UpdateCalls) {
+                ((UpdateCalls) calls).messageDropped(cipher);
+            }
+        }
+        return result;
     }
 
     /** The class whose jruby-openssl method {@code name} fast_random's replaced, for {@code self}. */

@@ -123,12 +123,15 @@ public final class KdfMethods {
         /**
          * {@code pbkdf2_hmac(pass, salt:, iterations:, length:, hash:)}. A
          * missing or unknown keyword raises MRI's ArgumentError (stock lets
-         * a Java NullPointerException through for a missing one). A trailing
-         * Hash is taken as the keywords, as stock takes it.
+         * a Java NullPointerException through for a missing one). A Hash
+         * passed as such ({@code {"salt" => ...}}, braces) is a second
+         * argument, as on MRI: "wrong number of arguments (given 2,
+         * expected 1)".
          */
-        @JRubyMethod(name = "pbkdf2_hmac", rest = true)
+        @JRubyMethod(name = "pbkdf2_hmac", rest = true, keywords = true)
         public static IRubyObject pbkdf2_hmac(ThreadContext context, IRubyObject self, IRubyObject[] args) {
-            boolean keywords = args.length > 0 && args[args.length - 1] instanceof RubyHash;
+            boolean keywordCall = (ThreadContext.resetCallInfo(context) & ThreadContext.CALL_KEYWORD) != 0;
+            boolean keywords = keywordCall && args.length > 0 && args[args.length - 1] instanceof RubyHash;
             int positional = keywords ? args.length - 1 : args.length;
             if (positional != 1) throw Errors.arity(context, positional, 1, 1);
             RubyHash options = keywords ? (RubyHash) args[1] : RubyHash.newHash(context.runtime);

@@ -1,0 +1,128 @@
+# frozen_string_literal: true
+
+# Passes main: the JVM-wide memory budget of AesCipher's open messages, which no CPU feature or native engine touches; 10.1's JDK.
+
+require_relative "../test_helper"
+require "json"
+
+# N1 of issue 48: the bytes open GCM messages hold (an encryption's
+# plaintext kept for a replay, a decryption's ciphertext or plaintext until
+# its tag is checked) stay within one budget for the JVM, a sixteenth of
+# the heap (MemoryBudget.java); a message that cannot get budget goes on as
+# stock's does, and none fails with OutOfMemoryError where stock succeeds.
+# Nothing is held after a final, a reset, a new IV or direction, or the
+# Cipher's collection.
+class AesMemoryTest < Minitest::Test
+  # 40 encryptions and 40 decryptions of 15 MiB open at once, fed 1 MiB at
+  # a time in turn, in a child JRuby under -Xmx512m; before each round a
+  # full GC measures the live heap, and the bytes held and the budget are
+  # read. Stock's run is the reference.
+  STREAMS = <<~'RUBY'
+    require "fast_random"
+    require "openssl"
+    require "digest"
+    require "json"
+    stock = ENV["SIDE"] == "stock"
+    FastRandom::AES.uninstall if stock
+    memory = java.lang.management.ManagementFactory.getMemoryMXBean
+    chunk = Random.new(1).bytes(1 << 20)
+    key = ->(i) { [i].pack("N") * 8 }
+    iv = ->(i) { [i].pack("N") * 3 }
+    e = Array.new(40) { |i| OpenSSL::Cipher.new("aes-256-gcm").encrypt.tap { |c| c.key = key.(i); c.iv = iv.(i) } }
+    d = Array.new(40) { |i| OpenSSL::Cipher.new("aes-256-gcm").decrypt.tap { |c| c.key = key.(i); c.iv = iv.(i) } }
+    back = Array.new(40) { Digest::SHA256.new }
+    live = []
+    held = []
+    15.times do
+      java.lang.System.gc
+      live << memory.getHeapMemoryUsage.getUsed
+      held << (FastRandom::AES.stats[:held_bytes] unless stock)
+      40.times { |i| back[i] << d[i].update(e[i].update(chunk)) }
+    end
+    ok = (0...40).count do |i|
+      last = e[i].final
+      d[i].auth_tag = e[i].auth_tag
+      back[i] << d[i].update(last) unless last.empty?
+      back[i] << d[i].final
+      back[i].hexdigest == Digest::SHA256.hexdigest(chunk * 15)
+    end
+    stats = stock ? {} : FastRandom::AES.stats
+    puts JSON.generate(ok: ok, live: live, held: held, stats: stats)
+  RUBY
+
+  def run_streams(side)
+    out, err, status = TestHelper.jruby(STREAMS, env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx512m", "SIDE" => side }, long: true)
+    assert status.success?, "#{side}: #{err}"
+    JSON.parse(out.lines.last)
+  end
+
+  def test_forty_open_15_mib_streams_each_way_under_512_mib_as_stock_does
+    stock = run_streams("stock")
+    ours = run_streams("fast_random")
+    assert_equal 40, stock["ok"]
+    assert_equal 40, ours["ok"], "every stream's plaintext back"
+    budget = ours.dig("stats", "budget_bytes")
+    assert_equal 512 << 16, budget, "a sixteenth of -Xmx512m" # (512 MiB / 16)
+    assert ours["held"].all? { |bytes| bytes <= budget }, "held within the budget: #{ours["held"]}"
+    assert_operator ours["held"].max, :>, budget / 2, "the budget was used"
+    assert_operator ours.dig("stats", "over_budget"), :>, 0, "messages past the budget went on as stock's"
+    assert_equal 0, ours.dig("stats", "held_bytes"), "nothing held after the finals"
+    stock_live = stock["live"].max
+    ours_live = ours["live"].max
+    assert_operator ours_live, :<=, 2 * stock_live,
+                    "live heap at most twice stock's: #{ours_live >> 20} MiB, stock #{stock_live >> 20} MiB"
+  end
+
+  # A Cipher dropped in the middle of a message gives its bytes back once
+  # the garbage collector finds it; a final, a reset, a new IV, a new
+  # direction and a decryption's wrong tag each give them back at once.
+  def test_nothing_is_held_after_a_final_a_reset_a_new_iv_an_error_or_the_cipher_s_collection
+    out, err, status = TestHelper.jruby(<<~'RUBY')
+      require "fast_random"
+      require "openssl"
+      held = -> { FastRandom::AES.stats[:held_bytes] }
+      # A message of 1 MiB each way, on a Cipher no one keeps (a method's local).
+      def open(direction)
+        c = OpenSSL::Cipher.new("aes-256-gcm").send(direction)
+        c.key = "k" * 32
+        c.iv = "i" * 12
+        c.auth_tag = "t" * 16 if direction == :decrypt
+        c.update("d" * (1 << 20))
+        c
+      end
+
+      def open_and_drop
+        open(:encrypt)
+        open(:decrypt)
+        FastRandom::AES.stats[:held_bytes]
+      end
+      report = {}
+      report[:open] = open_and_drop
+      5.times do
+        java.lang.System.gc
+        sleep 0.05
+      end
+      report[:dropped] = held.()
+      c = open(:encrypt)
+      c.final
+      report[:final] = held.()
+      c = open(:decrypt)
+      c.reset
+      report[:reset] = held.()
+      c = open(:decrypt)
+      c.iv = "j" * 12
+      report[:iv] = held.()
+      c = open(:encrypt)
+      c.decrypt
+      report[:decrypt] = held.()
+      c = open(:decrypt)
+      (c.final rescue nil)
+      report[:wrong_tag] = held.()
+      p report
+    RUBY
+    assert status.success?, err
+    report = eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    assert_operator report[:open], :>=, 2 << 20, "two 1 MiB messages counted"
+    assert_equal({ dropped: 0, final: 0, reset: 0, iv: 0, decrypt: 0, wrong_tag: 0 }, report.except(:open))
+  end
+end
