@@ -196,18 +196,13 @@ class AesFaultsTest < Minitest::Test
   # (it used to be authenticated over the refused AAD).
   def test_late_aad_is_refused_at_auth_data_and_nothing_carries_over
     key = "K" * 32
-    fresh = OpenSSL::Cipher.new("aes-256-gcm").encrypt
-    fresh.key = key
-    fresh.iv = "m" * 12
+    fresh = gcm(:encrypt, key, "m" * 12)
     fresh_ct = fresh.update("fresh") + fresh.final
     fresh_tag = fresh.auth_tag
     [100, LIMIT + 100].each do |size|
       plain = "p" * size
       %i[encrypt decrypt].each do |direction|
-        c = OpenSSL::Cipher.new("aes-256-gcm").send(direction)
-        c.key = key
-        c.iv = "n" * 12
-        c.auth_tag = "t" * 16 if direction == :decrypt
+        c = gcm(direction, key, "n" * 12, tag: direction == :decrypt ? "t" * 16 : nil)
         first = c.update(plain)
         error = assert_raises(OpenSSL::Cipher::CipherError, "#{direction} #{size}") { c.auth_data = "late" }
         assert_match(/\Acouldn't set additional authenticated data: AES-GCM takes it before the message's data/, error.message)
@@ -226,57 +221,56 @@ class AesFaultsTest < Minitest::Test
     end
   end
 
-  # N2: AAD given to a Cipher whose message is done (after a final, where
-  # jruby-openssl initializes its cipher again) belongs to that message:
-  # when the application starts another (decrypt, iv=), it is not carried
-  # into it, which stock does (it keeps the AAD for its next update); the
-  # next message is exactly what a fresh Cipher gives. MRI refuses AAD
-  # after a final ("couldn't set additional authenticated data").
-  def test_aad_after_a_final_is_not_carried_into_the_next_message
-    key = "K" * 16
-    e = OpenSSL::Cipher.new("aes-128-gcm").encrypt
-    e.key = key
-    e.iv = "m" * 12
-    ct = e.update("next message") + e.final
-    tag = e.auth_tag
-    c = OpenSSL::Cipher.new("aes-128-gcm").encrypt
-    c.key = key
-    c.iv = "i" * 12
-    c.update("a message")
-    c.final
-    c.auth_data = "after the final"
-    c.decrypt
-    c.iv = "m" * 12
-    c.auth_tag = tag
-    assert_equal "next message", c.update(ct) + c.final
-  end
-
-  # N2: AAD given while a message has no data yet goes to it as before:
-  # at once where jruby-openssl's cipher is initialized (after reset),
-  # else with the next update (after iv=); each way the messages are
-  # stock's, encrypting and decrypting, and AAD given twice is the last
-  # one given where stock keeps only that.
+  # N2: AAD given while a message has no data yet stays jruby-openssl's
+  # until its next update, as on stock, wherever it is given: after iv=,
+  # after reset or pkcs5_keyivgen (jruby-openssl's cipher is initialized
+  # then), twice (the last one counts), before a reset or a new IV, and on
+  # a Cipher reused after a final. Each way the messages are stock's,
+  # encrypting and decrypting.
   def test_aad_before_the_data_gives_stock_s_messages
-    cipher = lambda do |direction, initialized|
-      c = OpenSSL::Cipher.new("aes-128-gcm").send(direction)
-      c.key = "K" * 16
-      c.iv = "i" * 12
-      c.reset if initialized # jruby-openssl initializes its cipher now, not at the next update
-      c
+    key = "K" * 16
+    sealed = lambda do |aad|
+      e = gcm(:encrypt, key, "i" * 12)
+      e.auth_data = aad if aad
+      [e.update("a message") + e.final, e.auth_tag]
     end
     run = lambda do
-      [false, true].flat_map do |initialized|
-        e = cipher.(:encrypt, initialized)
-        e.auth_data = "header"
-        sealed = [e.update("a message") + e.final, e.auth_tag]
-        twice = cipher.(:encrypt, false)
-        twice.auth_data = "first"
-        twice.auth_data = "second"
-        d = cipher.(:decrypt, initialized)
+      out = []
+      [false, true].each do |initialized|
+        e = gcm(:encrypt, key, "i" * 12)
+        e.reset if initialized # jruby-openssl initializes its cipher now, not at the next update
+        e.auth_data = "first"
+        e.auth_data = "second"
+        out << [e.update("x") + e.final, e.auth_tag]
+        ct, tag = sealed.("header")
+        d = gcm(:decrypt, key, "i" * 12)
+        d.reset if initialized
         d.auth_data = "header"
-        d.auth_tag = sealed[1]
-        [sealed, [twice.update("x") + twice.final, twice.auth_tag], d.update(sealed[0]) + d.final]
+        d.reset if initialized
+        d.auth_tag = tag
+        out << (d.update(ct) + d.final rescue $!.message)
       end
+      # AAD, then a new IV or key: it goes with the next message.
+      e = gcm(:encrypt, key, "i" * 12)
+      e.reset
+      e.auth_data = "header"
+      e.iv = "j" * 12
+      out << [e.update("y") + e.final, e.auth_tag]
+      e = gcm(:encrypt, key, "i" * 12)
+      e.pkcs5_keyivgen("secret", "saltsalt")
+      e.auth_data = "header"
+      out << [e.update("z") + e.final, e.auth_tag]
+      # A decryption Cipher reused after a final, AAD before its new IV.
+      ct1, tag1 = sealed.(nil)
+      ct2, tag2 = sealed.("header")
+      d = gcm(:decrypt, key, "i" * 12)
+      d.auth_tag = tag1
+      out << d.update(ct1) + d.final
+      d.auth_data = "header"
+      d.iv = "i" * 12
+      d.auth_tag = tag2
+      out << (d.update(ct2) + d.final rescue $!.message)
+      out
     end
     FastRandom::AES.uninstall
     expected = run.()
@@ -292,16 +286,11 @@ class AesFaultsTest < Minitest::Test
   # stock's, both ways.
   def test_the_unverified_plaintext_bound_counts_ciphertext_only
     key = "K" * 32
-    e = OpenSSL::Cipher.new("aes-256-gcm").encrypt
-    e.key = key
-    e.iv = "n" * 12
+    e = gcm(:encrypt, key, "n" * 12)
     ct = e.update(Random.new(3).bytes(LIMIT + 16)) + e.final
     bad_tag = "t" * 16
     decrypt = lambda do |size, inline|
-      d = OpenSSL::Cipher.new("aes-256-gcm").decrypt
-      d.key = key
-      d.iv = "n" * 12
-      d.auth_tag = bad_tag unless inline
+      d = gcm(:decrypt, key, "n" * 12, tag: inline ? nil : bad_tag)
       data = ct[0, size]
       data += bad_tag if inline
       half = data.bytesize / 2
@@ -502,6 +491,15 @@ class AesFaultsTest < Minitest::Test
   end
 
   private
+
+  # An AES-GCM Cipher (the key's length picks 128 or 256), ready for a message.
+  def gcm(direction, key, iv, tag: nil)
+    c = OpenSSL::Cipher.new("aes-#{key.bytesize * 8}-gcm").send(direction)
+    c.key = key
+    c.iv = iv
+    c.auth_tag = tag if tag
+    c
+  end
 
   # One message: its bytes (GCM decryption's come at the final), tag, error.
   def run_message(name, direction, key, chunks, aad: nil, tag: nil)

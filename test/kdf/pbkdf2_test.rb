@@ -330,7 +330,8 @@ class Pbkdf2Test < Minitest::Test
   # F7's corner (issue 48): a Hash passed as a Hash, in braces, is a second
   # positional argument, as on MRI, whatever its keys (it used to be taken
   # as the keywords, and String keys said "missing keywords"); keywords
-  # given as such, splatted or through send, derive the key.
+  # given as such, splatted, through send or passed on by a ruby2_keywords
+  # method, derive the key.
   def test_a_hash_in_braces_is_no_keywords
     options = { salt: "s", iterations: 1, length: 20, hash: "sha1" }
     [options, options.transform_keys(&:to_s)].each do |hash|
@@ -340,6 +341,12 @@ class Pbkdf2Test < Minitest::Test
     expected = "227875ba69141bab369fc4187628d294f788e096" # MRI 3.1, OpenSSL 3.0
     assert_equal expected, OpenSSL::KDF.pbkdf2_hmac("pw", **options).unpack1("H*")
     assert_equal expected, OpenSSL::KDF.send(:pbkdf2_hmac, "pw", salt: "s", iterations: 1, length: 20, hash: "sha1").unpack1("H*")
+    # Passed on by a ruby2_keywords method (Forwardable's delegators on 9.4 are).
+    forward = Class.new do
+      def derive(*args) = OpenSSL::KDF.pbkdf2_hmac(*args)
+      ruby2_keywords :derive
+    end
+    assert_equal expected, forward.new.derive("pw", **options).unpack1("H*")
     empty = {}
     error = assert_raises(ArgumentError) { OpenSSL::KDF.pbkdf2_hmac("pw", **empty) }
     assert_equal "missing keywords: :salt, :iterations, :length, :hash", error.message

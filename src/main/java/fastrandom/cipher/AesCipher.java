@@ -419,17 +419,17 @@ public final class AesCipher extends CipherSpi {
     /**
      * At most what an update of {@code len} bytes gives (GCM decryption:
      * nothing, unless it streams or may start to: past the limit, or where
-     * holding it needs bytes of the budget).
+     * holding it needs bytes the budget has not now; another thread may
+     * take them in between, and then the update's output may not fit).
      */
     private int updateOutputSize(int len) {
         if (!gcmDecryption()) return state != State.ON_JDK ? 0 : jdk.releasedBy(jdk.dataLength, len);
         if (state == State.ON_JDK) {
-            boolean mayStream = replay.data.length + (long) len > (long) Replay.LIMIT + tagLength()
-                    || replay.data.length + (long) len + tagLength() > Buffer.UNCOUNTED;
+            boolean mayStream = replay.mayNotKeep(len, tagRoom(), tagLength());
             return mayStream ? (int) Math.max(0, jdk.dataLength + len - tagLength()) : 0;
         }
         int output = onBouncyCastle.getOutputSize(len);
-        boolean mayStream = state == State.STREAMING || (long) held.length() + output > Buffer.UNCOUNTED;
+        boolean mayStream = state == State.STREAMING || held.mayNotHold(output);
         return mayStream ? output + held.length() : 0;
     }
 
@@ -759,8 +759,8 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected byte[] engineGetIV() {
-        if (calls != null && calls.dropping() && state != State.NOT_INITIALIZED) {
-            endMessage(State.NOT_INITIALIZED); // jruby-openssl initializes this cipher again before its next message
+        if (calls != null && (state == State.REFUSED || (mode == Mode.GCM && gcmData)) && calls.askingForAad()) {
+            calls.aadLate(); // AAD now would come after the message's data (UpdateCalls#aadIsLate)
         }
         if (onBouncyCastle()) return onBouncyCastle.getIV();
         if (jdk.spec instanceof GCMParameterSpec) return ((GCMParameterSpec) jdk.spec).getIV();

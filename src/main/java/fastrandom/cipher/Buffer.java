@@ -3,19 +3,24 @@ package fastrandom.cipher;
 import java.util.Arrays;
 
 /**
- * Bytes a message holds (GCM's AAD, a decryption's ciphertext until the
- * JDK's final, the plaintext BouncyCastle gave before the tag is checked),
- * in one array that grows as they come: the thread's spare one when it is
- * big enough (a message's copy then costs no allocation), zeroed when the
- * message is done and, if small, given back to the thread. An array past
- * {@link #UNCOUNTED} is counted to the {@link MemoryBudget}; a buffer that
- * cannot get the bytes does not grow, and says so.
+ * Bytes a message holds (GCM's AAD and data, the plaintext BouncyCastle
+ * gave before the tag is checked), in one array that grows as they come,
+ * zeroed when the message is done. An array past {@link #UNCOUNTED} is
+ * counted, whole, to the {@link MemoryBudget} while the buffer holds it; a
+ * buffer that cannot get the bytes does not grow, and says so.
+ *
+ * <p>Each thread keeps two spare arrays for its next messages (a message's
+ * copy then costs no allocation): one up to {@link #UNCOUNTED}, and one up
+ * to {@link #KEPT}, counted again when a message takes it.
  */
 final class Buffer {
     private static final byte[] NONE = new byte[0];
-    /** The largest array a thread keeps between messages, and the largest one not counted to the budget. */
-    static final int UNCOUNTED = 1 << 17;
-    private static final ThreadLocal<byte[][]> SPARE = ThreadLocal.withInitial(() -> new byte[1][]);
+    /** The largest array not counted to the budget: a cookie's or an API payload's message; three per open Cipher at most. */
+    static final int UNCOUNTED = 1 << 14;
+    /** The largest array a thread keeps between messages. */
+    private static final int KEPT = 1 << 17;
+    /** The thread's spares: [0] up to UNCOUNTED, [1] up to KEPT. */
+    private static final ThreadLocal<byte[][]> SPARE = ThreadLocal.withInitial(() -> new byte[2][]);
 
     byte[] bytes = NONE;
     int length;
@@ -39,24 +44,62 @@ final class Buffer {
         length -= count;
     }
 
+    /**
+     * Whether appending {@code more} bytes (leaving {@code room}) could be
+     * refused now: it needs the budget, which has not the bytes. Another
+     * thread's message may take them in between: a guess, for callers that
+     * must say in advance what an update may give.
+     */
+    boolean mayBeRefused(long more, int room) {
+        if (bytes.length - length >= more) return false;
+        long size = length + more + room;
+        if (size > Integer.MAX_VALUE - 8) return true;
+        int newSize = capacity(Math.max(size, 2L * bytes.length));
+        return newSize > UNCOUNTED && !MemoryBudget.hasRoom(newSize);
+    }
+
     private boolean grow(long size) {
         if (size > Integer.MAX_VALUE - 8) return false;
-        if (bytes == NONE) {
-            byte[][] spare = SPARE.get();
-            if (spare[0] != null && spare[0].length >= size) {
-                bytes = spare[0];
-                spare[0] = null;
-                return true;
-            }
-        }
+        if (bytes == NONE && takeSpare(size)) return true;
         // Doubling, or refused: growing by less would copy the message over and over near the budget's end.
         int newSize = capacity(Math.max(size, 2L * bytes.length));
-        if (newSize > UNCOUNTED && !count(newSize)) return false;
-        byte[] old = bytes;
-        bytes = Arrays.copyOf(old, newSize);
-        Arrays.fill(old, 0, length, (byte) 0); // no copy of the message left behind
-        if (old.length > UNCOUNTED) MemoryBudget.giveBack(grant, old.length);
+        if (newSize <= UNCOUNTED) {
+            replace(Arrays.copyOf(bytes, newSize));
+            return true;
+        }
+        synchronized (this) { // a Cipher misused from two threads must not make the budget's count drift
+            MemoryBudget.Grant more = MemoryBudget.take(this, grant, newSize);
+            if (more == null) return false;
+            grant = more;
+            byte[] old = bytes;
+            replace(Arrays.copyOf(old, newSize));
+            if (old.length > UNCOUNTED) MemoryBudget.giveBack(grant, old.length);
+        }
         return true;
+    }
+
+    /** Takes the thread's spare array of at least {@code size} bytes (counted, if it is the large one), if it has one. */
+    private boolean takeSpare(long size) {
+        byte[][] spare = SPARE.get();
+        int at = size <= UNCOUNTED ? 0 : 1;
+        byte[] array = spare[at];
+        if (array == null || array.length < size) return false;
+        if (at == 1) {
+            synchronized (this) {
+                MemoryBudget.Grant more = MemoryBudget.take(this, grant, array.length);
+                if (more == null) return false;
+                grant = more;
+            }
+        }
+        spare[at] = null;
+        bytes = array;
+        return true;
+    }
+
+    /** Puts {@code grown} in place of the array, whose bytes are zeroed: no copy of the message left behind. */
+    private void replace(byte[] grown) {
+        Arrays.fill(bytes, 0, length, (byte) 0);
+        bytes = grown;
     }
 
     /**
@@ -71,25 +114,23 @@ final class Buffer {
         return powerOfTwo - 64;
     }
 
-    /** Counts {@code size} more bytes to this buffer, if the budget has them. */
-    private boolean count(int size) {
-        MemoryBudget.Grant more = MemoryBudget.take(this, grant, size);
-        if (more == null) return false;
-        grant = more;
-        return true;
-    }
-
-    /** Forgets the bytes: zeroed, the array goes back to the thread if it is worth keeping, the budget's count back to it. */
+    /** Forgets the bytes: zeroed, the array kept as the thread's spare if it is worth keeping, the budget's count back. */
     void clear() {
         if (bytes == NONE) return;
-        Arrays.fill(bytes, 0, length, (byte) 0);
-        if (bytes.length <= UNCOUNTED) {
-            byte[][] spare = SPARE.get();
-            if (spare[0] == null || spare[0].length < bytes.length) spare[0] = bytes;
-        }
+        byte[] array = bytes;
+        Arrays.fill(array, 0, length, (byte) 0);
         bytes = NONE;
         length = 0;
-        MemoryBudget.giveBackAll(grant);
-        grant = null;
+        if (grant != null) {
+            synchronized (this) {
+                MemoryBudget.giveBackAll(grant);
+                grant = null;
+            }
+        }
+        if (array.length <= KEPT) {
+            byte[][] spare = SPARE.get();
+            int at = array.length <= UNCOUNTED ? 0 : 1;
+            if (spare[at] == null || spare[at].length < array.length) spare[at] = array;
+        }
     }
 }

@@ -49,6 +49,11 @@ final class HeldPlaintext {
         return true;
     }
 
+    /** Whether {@link #hold} of {@code len} more bytes may fail now (the limit, or the budget as it stands). */
+    boolean mayNotHold(int len) {
+        return (long) plaintext.length + len > Replay.LIMIT || plaintext.mayBeRefused(len, 0);
+    }
+
     /** All the plaintext held (a copy), which is forgotten. */
     byte[] takeAll() {
         byte[] all = Arrays.copyOf(plaintext.bytes, plaintext.length);

@@ -11,30 +11,30 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * One budget for the bytes all open GCM messages hold (of this class
  * loader: in practice the JVM's, as one jruby-openssl per JVM is the
- * rule): a sixteenth of the most heap the JVM will use ({@code -Xmx}).
+ * rule): a sixteenth of the most heap the JVM will use ({@code
+ * Runtime.maxMemory()}, about {@code -Xmx}).
  *
  * <p>Why a sixteenth: a held message costs the heap up to about three
  * times what it holds (at its final, the data kept and the output the
  * final makes; while a {@link Buffer} grows, the array it grows from), so
  * the held messages stay within about a fifth of the heap and the
- * application keeps the rest; and the heap stays within twice stock's
- * where it matters most, many large messages open at once in a small heap
- * (40 GCM streams of 15 MiB each way under {@code -Xmx512m}: 69 MiB live
- * at most, stock 38 MiB; test/cipher/aes_memory_test.rb). 32 MiB under
- * {@code -Xmx512m}, 384 MiB under 6 GiB.
+ * application keeps the rest; and where it matters most, many large
+ * messages open at once in a small heap, the live heap stays within about
+ * twice stock's (40 GCM streams of 15 MiB each way under {@code
+ * -Xmx512m}: 68 MiB, stock 37; test/cipher/aes_memory_test.rb). 32 MiB
+ * under {@code -Xmx512m}, 384 MiB under 6 GiB.
  *
- * <p>What counts: every array a {@link Buffer} grows past {@link
- * Buffer#UNCOUNTED} (128 KiB), whole. A message's first 128 KiB are not
- * counted: that is the size of a cookie or an API payload, the messages
- * that must stay cheap, and it is bounded by the open Ciphers themselves
- * (each costs jruby-openssl more than that in objects). A buffer that
- * cannot get the bytes it needs says so, and its message goes on as
- * stock's does ({@link AesCipher}: a decryption then releases plaintext
- * before the tag is checked, as stock and MRI always do). Bytes go back
- * when the message is done (final, a new init, a refusal) or, for a
- * Cipher dropped in the middle of a message, when the garbage collector
- * finds its buffer unreachable (a phantom reference, polled at the next
- * request).
+ * <p>What counts: every array past {@link Buffer#UNCOUNTED} (16 KiB) that
+ * a buffer holds, whole. A message's first 16 KiB are not counted (a
+ * cookie, an API payload: counting costs an allocation and a shared count
+ * a message); that is at most 48 KiB an open Cipher, whose three buffers
+ * they are. A buffer that cannot get the bytes it needs says so, and its
+ * message goes on as stock's does ({@link AesCipher}: a decryption then
+ * releases plaintext before the tag is checked, as stock and MRI always
+ * do). Bytes go back when the message is done (final, a new init, a
+ * refusal) or, for a Cipher dropped in the middle of a message, when the
+ * garbage collector finds its buffer unreachable (a phantom reference,
+ * polled at the next request).
  */
 final class MemoryBudget {
     /** The budget, in bytes. */
@@ -57,13 +57,19 @@ final class MemoryBudget {
         }
     }
 
+    /** Whether the budget has {@code bytes} free now. */
+    static boolean hasRoom(long bytes) {
+        giveBackCollected();
+        return HELD.get() + bytes <= BYTES;
+    }
+
     /** Bytes held now, by all open messages (those of Ciphers collected mid-message given back first). */
     static long held() {
         giveBackCollected();
         return HELD.get();
     }
 
-    /** Requests refused because the budget was used (each a message that went on as stock's). */
+    /** Requests refused because the budget was used (a message that went on as stock's asked once or twice). */
     static long refused() {
         return REFUSED.sum();
     }

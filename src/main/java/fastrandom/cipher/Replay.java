@@ -46,6 +46,11 @@ final class Replay {
         return (long) data.length + len <= (long) LIMIT + tagRoom && data.append(src, offset, len, room);
     }
 
+    /** Whether {@link #keepData} of {@code len} more bytes may fail now (the limit, or the budget as it stands). */
+    boolean mayNotKeep(int len, int tagRoom, int room) {
+        return (long) data.length + len > (long) LIMIT + tagRoom || data.mayBeRefused(len, room);
+    }
+
     /**
      * A new BouncyCastle cipher ({@code fresh}) where the GCM message is:
      * initialized, given its AAD and {@code len} bytes of data from {@code

@@ -9,8 +9,9 @@ import javax.crypto.Cipher;
  * iv_len=}): stock's plaintext from that update is lost with the
  * exception, and its final gives only the rest, so a GCM decryption, which
  * holds its plaintext until the final, must drop that update's part too;
- * and whether a decryption's tag comes by {@code auth_tag=} (its data is
- * then all ciphertext, which the bound on held plaintext counts).
+ * whether a decryption's tag comes by {@code auth_tag=} (its data is then
+ * all ciphertext, which the bound on held plaintext counts); and, for
+ * {@code auth_data=}, whether AAD given now comes after the message's data.
  *
  * <p>One instance per provider, held by it and by the bindings that wrap
  * jruby-openssl's {@code update} around it ({@code CipherMethods}): there
@@ -21,12 +22,14 @@ public final class UpdateCalls {
     /**
      * While jruby-openssl's update runs on this thread: [0] TRUE, or the
      * GCM decryption whose update returned plaintext it holds (while the
-     * bindings tell a cipher its message was dropped: DROPPED); [1] whether
+     * bindings ask about AAD: ASKING, or the answer, LATE); [1] whether
      * the tag comes at the final (given by {@code auth_tag=}); else nulls.
      * An Object[], so that the thread keeps no class of ours past an
      * undeploy.
      */
-    private static final Object DROPPED = new Object[0]; // a JDK class: the thread's slot keeps no class of ours
+    // Markers of aadIsLate's question and answer: JDK classes, so the thread's slot keeps no class of ours.
+    private static final Object ASKING = new Object[0];
+    private static final Object LATE = new Object[0];
     private final ThreadLocal<Object[]> current = ThreadLocal.withInitial(() -> new Object[2]);
 
     /**
@@ -56,26 +59,31 @@ public final class UpdateCalls {
     }
 
     /**
-     * jruby-openssl has dropped the message under way on {@code cipher}
-     * ({@code iv=}, {@code encrypt}, {@code decrypt}: it initializes its
-     * cipher again before the next one): fast_random's cipher behind it
-     * forgets what that message held now, not at that init. Reaches it
-     * through {@link Cipher#getIV}, which a JCA cipher always passes on.
+     * Whether AAD given now to {@code cipher} (one of this provider's, with
+     * its message initialized) comes too late: its message has data, or is
+     * refused. Asked through {@link Cipher#getIV}, which a JCA cipher always
+     * passes on to its SPI, and which answers no differently.
      */
-    public void messageDropped(Cipher cipher) {
+    public boolean aadIsLate(Cipher cipher) {
         Object[] slot = current.get();
         Object before = slot[0];
-        slot[0] = DROPPED;
+        slot[0] = ASKING;
         try {
             cipher.getIV();
+            return slot[0] == LATE;
         } finally {
             slot[0] = before;
         }
     }
 
-    /** Whether the bindings are telling the cipher its message was dropped ({@link #messageDropped}). */
-    boolean dropping() {
-        return current.get()[0] == DROPPED;
+    /** Whether the bindings ask this thread's cipher if AAD is late ({@link #aadIsLate}). */
+    boolean askingForAad() {
+        return current.get()[0] == ASKING;
+    }
+
+    /** The cipher's answer to {@link #aadIsLate}: it is. */
+    void aadLate() {
+        current.get()[0] = LATE;
     }
 
     /** Whether, within jruby-openssl's update, the Cipher's tag comes at the final (else a decryption's may end its data). */

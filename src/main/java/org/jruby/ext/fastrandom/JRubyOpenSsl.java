@@ -93,9 +93,8 @@ final class JRubyOpenSsl {
      * Throws {@link Unusable}, naming everything missing, unless this
      * jruby-openssl has what {@code capability} cannot do without: the
      * provider it wraps (RSA, EC, AES), the Java accessors of its keys (RSA,
-     * EC), the methods it exists to replace ({@code Cipher#update},
-     * {@code #auth_data=} and those that start a message, {@code
-     * KDF.pbkdf2_hmac}), the fields of
+     * EC), the methods it exists to replace ({@code Cipher#update} and
+     * {@code #auth_data=}, {@code KDF.pbkdf2_hmac}), the fields of
      * jruby-openssl's Cipher that {@code auth_data=} reads (AES).
      * Methods a release may or may not have are replaced where present and
      * checked where present, never required; Ruby files loaded after
@@ -115,7 +114,7 @@ final class JRubyOpenSsl {
                 break;
             case AES:
                 needs.provider();
-                needs.instanceMethods("OpenSSL::Cipher", "update", "auth_data=", "iv=", "random_iv", "encrypt", "decrypt");
+                needs.instanceMethods("OpenSSL::Cipher", "update", "auth_data=");
                 needs.cipherFields();
                 break;
             case PBKDF2:

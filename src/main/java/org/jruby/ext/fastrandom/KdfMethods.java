@@ -131,7 +131,9 @@ public final class KdfMethods {
         @JRubyMethod(name = "pbkdf2_hmac", rest = true, keywords = true)
         public static IRubyObject pbkdf2_hmac(ThreadContext context, IRubyObject self, IRubyObject[] args) {
             boolean keywordCall = (ThreadContext.resetCallInfo(context) & ThreadContext.CALL_KEYWORD) != 0;
-            boolean keywords = keywordCall && args.length > 0 && args[args.length - 1] instanceof RubyHash;
+            IRubyObject last = args.length > 0 ? args[args.length - 1] : null;
+            // Keywords, or a Hash a ruby2_keywords method passed on (its caller's keywords, as MRI takes them).
+            boolean keywords = last instanceof RubyHash && (keywordCall || ((RubyHash) last).isRuby2KeywordHash());
             int positional = keywords ? args.length - 1 : args.length;
             if (positional != 1) throw Errors.arity(context, positional, 1, 1);
             RubyHash options = keywords ? (RubyHash) args[1] : RubyHash.newHash(context.runtime);

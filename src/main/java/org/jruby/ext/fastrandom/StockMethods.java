@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import org.jruby.RubyModule;
 import org.jruby.internal.runtime.methods.DynamicMethod;
@@ -61,6 +62,16 @@ final class StockMethods {
      * method it replaced, so jruby-openssl's own arity holds whatever it is.
      */
     static Set<String> install(RubyModule target, Class<?> replacements, String[] names, Set<String> inheritable) {
+        return install(target, replacements, names, inheritable, kept -> { });
+    }
+
+    /**
+     * {@link #install}, telling {@code recorded} of the methods kept before
+     * any replacement is in place (a replacement that finds what it needs
+     * on the class is called as soon as it is added).
+     */
+    static Set<String> install(RubyModule target, Class<?> replacements, String[] names, Set<String> inheritable,
+                               Consumer<StockMethods> recorded) {
         Faults.at("install:" + target.getName()); // tests: as an incompatible release would fail it
         synchronized (target) {
             StockMethods installed = of(target);
@@ -89,6 +100,7 @@ final class StockMethods {
             // Recorded first: a replacement is called as soon as it is added, and calls the method it replaced.
             StockMethods kept = new StockMethods(stock, replaced, inherited);
             target.getInternalVariables().setInternalVariable(KEPT, kept);
+            recorded.accept(kept);
             try {
                 for (Map.Entry<String, DynamicMethod> entry : replaced.entrySet()) {
                     entry.getValue().setImplementationClass(target);
