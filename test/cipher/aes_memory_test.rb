@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes main: the JVM-wide memory budget of AesCipher's open messages, which no CPU feature or native engine touches; 10.1's JDK.
+# Passes 10.1: the JVM-wide memory budget of AesCipher's open messages, which no CPU feature or native engine touches, and is the same Java on 9.4 (run there by hand: bin/jruby --jruby 9.4.15.0 -Itest FILE).
 
 require_relative "../test_helper"
 require "json"

@@ -374,7 +374,7 @@ public final class AesCipher extends CipherSpi {
      * gives something). Past the limit or the budget, it streams.
      */
     private byte[] holdCiphertext(byte[] in, int offset, int len) {
-        if (!replay.keepData(in, offset, len, tagRoom(), tagLength())) return stream(in, offset, len);
+        if (!replay.keepData(in, offset, len, tagRoom(len), tagLength())) return stream(in, offset, len);
         long before = jdk.dataLength;
         jdk.dataLength += len;
         long from = bouncyCastleDecryptOutput(before);
@@ -425,7 +425,7 @@ public final class AesCipher extends CipherSpi {
     private int updateOutputSize(int len) {
         if (!gcmDecryption()) return state != State.ON_JDK ? 0 : jdk.releasedBy(jdk.dataLength, len);
         if (state == State.ON_JDK) {
-            boolean mayStream = replay.mayNotKeep(len, tagRoom(), tagLength());
+            boolean mayStream = replay.mayNotKeep(len, tagRoom(len), tagLength());
             return mayStream ? (int) Math.max(0, jdk.dataLength + len - tagLength()) : 0;
         }
         int output = onBouncyCastle.getOutputSize(len);
@@ -601,7 +601,7 @@ public final class AesCipher extends CipherSpi {
         gcmData = false;
         replay.clear();
         held.clear();
-        jdk.restart();
+        jdk.forget();
         state = next;
     }
 
@@ -671,7 +671,8 @@ public final class AesCipher extends CipherSpi {
      * tag by {@code auth_tag=}, else the tag's length (the data may end
      * with it, and a final's input is the tag).
      */
-    private int tagRoom() {
+    private int tagRoom(int len) {
+        if ((long) replay.data.length + len <= Replay.LIMIT) return 0; // within the limit either way: no need to ask
         return calls != null && calls.tagAtFinal() ? 0 : tagLength();
     }
 

@@ -38,6 +38,8 @@ final class JdkMessage {
     private boolean started;
     /** The message's data so far, in bytes (GCM decryption: the ciphertext held for the final). */
     long dataLength;
+    /** CBC and CTR: the init's IV (a copy), where each message under it starts. */
+    private byte[] iv;
     /** CBC: the last ciphertext block the JDK gave (encrypting) or took (decrypting); the IV to start. */
     private final byte[] chain = new byte[BLOCK];
     /** Data held back from the JDK as BouncyCastle holds it back (up to two blocks). */
@@ -54,16 +56,17 @@ final class JdkMessage {
         this.key = key;
         this.keyPrint = keyPrint;
         this.spec = spec;
-        restart();
+        iv = mode != AesCipher.Mode.GCM && spec instanceof IvParameterSpec ? ((IvParameterSpec) spec).getIV() : null;
+        forget();
+        if (iv != null) System.arraycopy(iv, 0, chain, 0, BLOCK);
     }
 
-    /** A new message under the same parameters: nothing held, the JDK's cipher to be initialized again. */
-    void restart() {
+    /** The message is over: nothing held (zeroed); the next one, if on the JDK, starts with {@link #start} or {@link #finished}. */
+    void forget() {
         started = false;
         dataLength = 0;
-        Arrays.fill(pending, (byte) 0);
+        if (pendingLength > 0) Arrays.fill(pending, 0, pendingLength, (byte) 0);
         pendingLength = 0;
-        if (mode != AesCipher.Mode.GCM && spec instanceof IvParameterSpec) System.arraycopy(((IvParameterSpec) spec).getIV(), 0, chain, 0, BLOCK);
     }
 
     /**
@@ -175,10 +178,11 @@ final class JdkMessage {
         started = true;
     }
 
-    /** The message is done: its JDK cipher becomes the thread's spare (or stays, for this cipher's next message). */
+    /** The message is done: its JDK cipher becomes the thread's spare (or stays), and the next starts under the same init. */
     void finished() {
         if (jdk != null && jdk.putBack(mode, keyPrint)) jdk = null;
-        restart();
+        forget();
+        if (iv != null) System.arraycopy(iv, 0, chain, 0, BLOCK);
     }
 
     /** The JDK's cipher has another message's state, or failed: not for the next one. */
@@ -200,7 +204,7 @@ final class JdkMessage {
 
     /** CTR's counter block after {@code bytes} (whole blocks) of the message: the IV plus their number, big-endian. */
     private byte[] counterAfter(long bytes) {
-        byte[] counter = ((IvParameterSpec) spec).getIV();
+        byte[] counter = iv.clone();
         long carry = bytes / BLOCK;
         for (int i = BLOCK - 1; i >= 0 && carry != 0; i--) {
             long sum = (counter[i] & 0xff) + (carry & 0xff);

@@ -1,5 +1,7 @@
 package fastrandom.cipher;
 
+import java.util.function.Predicate;
+
 import javax.crypto.Cipher;
 
 /**
@@ -22,25 +24,27 @@ public final class UpdateCalls {
     /**
      * While jruby-openssl's update runs on this thread: [0] TRUE, or the
      * GCM decryption whose update returned plaintext it holds (while the
-     * bindings ask about AAD: ASKING, or the answer, LATE); [1] whether
-     * the tag comes at the final (given by {@code auth_tag=}); else nulls.
-     * An Object[], so that the thread keeps no class of ours past an
-     * undeploy.
+     * bindings ask about AAD: ASKING, or the answer, LATE); [1] the Ruby
+     * Cipher, [2] what says whether its tag comes at the final; else nulls.
+     * An Object[], cleared when the update ends, so that the thread keeps
+     * no object of ours past an undeploy.
      */
+    private final ThreadLocal<Object[]> current = ThreadLocal.withInitial(() -> new Object[3]);
     // Markers of aadIsLate's question and answer: JDK classes, so the thread's slot keeps no class of ours.
     private static final Object ASKING = new Object[0];
     private static final Object LATE = new Object[0];
-    private final ThreadLocal<Object[]> current = ThreadLocal.withInitial(() -> new Object[2]);
 
     /**
      * jruby-openssl's {@code update} is about to call a cipher on this
-     * thread; {@code tagAtFinal}: the Cipher has a tag by {@code
-     * auth_tag=} (a decryption's data is then all ciphertext).
+     * thread for {@code caller}; {@code tagAtFinal} says, if a GCM
+     * decryption asks, whether the Cipher has its tag by {@code auth_tag=}
+     * (its data is then all ciphertext).
      */
-    public void starts(boolean tagAtFinal) {
+    public void starts(Object caller, Predicate<Object> tagAtFinal) {
         Object[] slot = current.get();
         slot[0] = Boolean.TRUE;
-        slot[1] = tagAtFinal ? Boolean.TRUE : null;
+        slot[1] = caller;
+        slot[2] = tagAtFinal;
     }
 
     /** jruby-openssl's {@code update} has returned, or raised. */
@@ -48,6 +52,7 @@ public final class UpdateCalls {
         Object[] slot = current.get();
         slot[0] = null;
         slot[1] = null;
+        slot[2] = null;
     }
 
     /** jruby-openssl's {@code update} raised: the GCM decryption it called, if any, drops that update's plaintext. */
@@ -87,8 +92,10 @@ public final class UpdateCalls {
     }
 
     /** Whether, within jruby-openssl's update, the Cipher's tag comes at the final (else a decryption's may end its data). */
+    @SuppressWarnings("unchecked")
     boolean tagAtFinal() {
-        return current.get()[1] != null;
+        Object[] slot = current.get();
+        return slot[2] != null && ((Predicate<Object>) slot[2]).test(slot[1]);
     }
 
     /** {@code cipher}'s GCM decryption update returned, holding its plaintext (noted only within jruby-openssl's update). */

@@ -1,6 +1,7 @@
 package org.jruby.ext.fastrandom;
 
 import java.util.Collections;
+import java.util.function.Predicate;
 
 import org.jruby.Ruby;
 import org.jruby.RubyClass;
@@ -48,12 +49,15 @@ public final class CipherMethods {
         final StockMethods stock;
         final CipherFields fields;
         final UpdateCalls calls;
+        /** Whether a Ruby Cipher has its tag by {@code auth_tag=}: asked only by a GCM decryption. */
+        final Predicate<Object> tagAtFinal;
 
         Hooks(RubyModule type, StockMethods stock, CipherFields fields, UpdateCalls calls) {
             this.type = type;
             this.stock = stock;
             this.fields = fields;
             this.calls = calls;
+            this.tagAtFinal = self -> fields.holds((IRubyObject) self) && fields.hasAuthTag((IRubyObject) self);
         }
 
         /** jruby-openssl's {@code name}. */
@@ -81,7 +85,7 @@ public final class CipherMethods {
     public static IRubyObject update(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
         Hooks hooks = hooks(context, self, "update");
         UpdateCalls updates = hooks.calls;
-        updates.starts(hooks.fields.holds(self) && hooks.fields.hasAuthTag(self));
+        updates.starts(self, hooks.tagAtFinal);
         try {
             return hooks.call(context, self, "update", args);
         } catch (Throwable e) { // a Ruby exception, a Java one, or a kill: the caller never sees this update's output
