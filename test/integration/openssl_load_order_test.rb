@@ -146,7 +146,7 @@ class OpenSSLLoadOrderTest < Minitest::Test
     refute handle, "jruby-openssl's methods were bound by method handles without the option"
     assert_equal [replaced, same_key, derivations, true], eval(handles), # rubocop:disable Security/Eval
                  "the option took effect (HandleMethod), and the same methods were replaced"
-    always = %w[Cipher#update EC#dh_compute_key EC#dsa_sign_asn1 EC#dsa_verify_asn1 KDF.pbkdf2_hmac
+    always = %w[Cipher#auth_data= Cipher#update EC#dh_compute_key EC#dsa_sign_asn1 EC#dsa_verify_asn1 KDF.pbkdf2_hmac
                 PKCS5.pbkdf2_hmac PKCS5.pbkdf2_hmac_sha1]
     # RSA's methods only with the PSS ones they go with (RsaModule).
     since_0_15_6 = %w[EC#derive EC#sign_raw EC#verify_raw RSA#sign RSA#sign_pss RSA#sign_raw RSA#verify RSA#verify_pss RSA#verify_raw]
