@@ -1,16 +1,24 @@
 package fastrandom.support;
 
-import java.util.Iterator;
-import java.util.ServiceConfigurationError;
-import java.util.ServiceLoader;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The sites where tests inject failures. The injector is looked up once,
  * when the first site is reached, as a {@link FaultInjector} service of
- * this class's loader, and kept in a final field: with the shipped jars
- * there is none, every site is a no-op, and nothing a caller can reach
- * (field, method or class) puts one in later. The test build's jar must be
- * loaded before that first site (test/test_helper.rb loads it first).
+ * this class's loader ({@code META-INF/services}), and kept in a final
+ * field: with the shipped jars there is none, every site is a no-op, and
+ * nothing a caller can reach (field, method or class) puts one in later.
+ * The test build's jar must be loaded before that first site
+ * (test/test_helper.rb loads it first).
+ *
+ * <p>The lookup is one resource lookup, not {@link java.util.ServiceLoader}:
+ * the first site is reached at {@code require "openssl"}, where
+ * ServiceLoader's own classes would cost a cold JVM several milliseconds
+ * to find that there is no injector.
  */
 public final class Faults {
     private Faults() {}
@@ -20,12 +28,19 @@ public final class Faults {
         static final FaultInjector INSTANCE = find();
 
         private static FaultInjector find() {
-            try {
-                Iterator<FaultInjector> found = ServiceLoader.load(FaultInjector.class, Faults.class.getClassLoader()).iterator();
-                return found.hasNext() ? found.next() : null;
-            } catch (ServiceConfigurationError e) {
-                return null;
+            ClassLoader loader = Faults.class.getClassLoader();
+            URL services = loader == null ? null : loader.getResource("META-INF/services/" + FaultInjector.class.getName());
+            if (services == null) return null; // the shipped jars
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(services.openStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    int comment = line.indexOf('#');
+                    String name = (comment >= 0 ? line.substring(0, comment) : line).trim();
+                    if (!name.isEmpty()) return (FaultInjector) Class.forName(name, true, loader).getConstructor().newInstance();
+                }
+            } catch (IOException | ReflectiveOperationException | ClassCastException e) {
+                return null; // a broken service file: no injector, as in the shipped jars
             }
+            return null;
         }
     }
 
