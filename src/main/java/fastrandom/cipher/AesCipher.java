@@ -718,18 +718,18 @@ public final class AesCipher extends CipherSpi {
     @Override
     protected byte[] engineWrap(Key key) throws IllegalBlockSizeException, InvalidKeyException {
         if (state == State.NOT_INITIALIZED) throw notInitialized();
-        if (!onBouncyCastle()) throw new IllegalStateException("Cipher not initialized for wrapping keys");
+        if (!runsOnBouncyCastle()) throw new IllegalStateException("Cipher not initialized for wrapping keys");
         return onBouncyCastle.wrap(key);
     }
 
     @Override
     protected Key engineUnwrap(byte[] wrapped, String algorithm, int type) throws InvalidKeyException, NoSuchAlgorithmException {
         if (state == State.NOT_INITIALIZED) throw notInitialized();
-        if (!onBouncyCastle()) throw new IllegalStateException("Cipher not initialized for unwrapping keys");
+        if (!runsOnBouncyCastle()) throw new IllegalStateException("Cipher not initialized for unwrapping keys");
         return onBouncyCastle.unwrap(wrapped, algorithm, type);
     }
 
-    private boolean onBouncyCastle() {
+    private boolean runsOnBouncyCastle() {
         return state == State.ON_BOUNCY_CASTLE || state == State.STREAMING;
     }
 
@@ -747,7 +747,7 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected int engineGetOutputSize(int inputLen) {
-        if (onBouncyCastle()) return onBouncyCastle.getOutputSize(inputLen) + held.length();
+        if (runsOnBouncyCastle()) return onBouncyCastle.getOutputSize(inputLen) + held.length();
         long total = jdk.dataLength + inputLen;
         if (mode == Mode.GCM) {
             int tag = jdk.spec instanceof GCMParameterSpec ? ((GCMParameterSpec) jdk.spec).getTLen() / 8 : BLOCK;
@@ -763,7 +763,7 @@ public final class AesCipher extends CipherSpi {
         if (calls != null && (state == State.REFUSED || (mode == Mode.GCM && gcmData)) && calls.askingForAad()) {
             calls.aadLate(); // AAD now would come after the message's data (UpdateCalls#aadIsLate)
         }
-        if (onBouncyCastle()) return onBouncyCastle.getIV();
+        if (runsOnBouncyCastle()) return onBouncyCastle.getIV();
         if (jdk.spec instanceof GCMParameterSpec) return ((GCMParameterSpec) jdk.spec).getIV();
         if (jdk.spec instanceof IvParameterSpec) return ((IvParameterSpec) jdk.spec).getIV();
         return null;
@@ -771,7 +771,7 @@ public final class AesCipher extends CipherSpi {
 
     @Override
     protected AlgorithmParameters engineGetParameters() {
-        if (onBouncyCastle()) return onBouncyCastle.getParameters();
+        if (runsOnBouncyCastle()) return onBouncyCastle.getParameters();
         if (state == State.NOT_INITIALIZED) return null;
         try {
             // BouncyCastle's, for the same parameters (decrypting: no nonce to refuse).

@@ -58,7 +58,7 @@ final class JdkMessage {
         this.spec = spec;
         iv = mode != AesCipher.Mode.GCM && spec instanceof IvParameterSpec ? ((IvParameterSpec) spec).getIV() : null;
         forget();
-        if (iv != null) System.arraycopy(iv, 0, chain, 0, BLOCK);
+        chainFromIv();
     }
 
     /** The message is over: nothing held (zeroed); the next one, if on the JDK, starts with {@link #start} or {@link #finished}. */
@@ -182,6 +182,11 @@ final class JdkMessage {
     void finished() {
         if (jdk != null && jdk.putBack(mode, keyPrint)) jdk = null;
         forget();
+        chainFromIv();
+    }
+
+    /** CBC: a message under the init starts its chain at the IV. */
+    private void chainFromIv() {
         if (iv != null) System.arraycopy(iv, 0, chain, 0, BLOCK);
     }
 

@@ -48,7 +48,12 @@ final class MemoryBudget {
 
     private MemoryBudget() {}
 
-    /** The bytes counted to one buffer, given back by it or when the garbage collector finds it unreachable. */
+    /**
+     * The bytes counted to one buffer, given back by it or when the garbage
+     * collector finds it unreachable. Its buffer changes it only under the
+     * buffer's own lock, so a Cipher misused from two threads cannot make
+     * the count drift; once unreachable, nothing else changes it.
+     */
     static final class Grant extends PhantomReference<Buffer> {
         private long bytes;
 
@@ -93,17 +98,13 @@ final class MemoryBudget {
             grant = new Grant(owner);
             GRANTS.add(grant);
         }
-        synchronized (grant) { // a Cipher misused from two threads must not make the count drift
-            grant.bytes += bytes;
-        }
+        grant.bytes += bytes; // under the owner's lock (Buffer), which also guards the grant
         return grant;
     }
 
     /** Gives back {@code bytes} of {@code grant}'s (an array its buffer no longer holds). */
     static void giveBack(Grant grant, long bytes) {
-        synchronized (grant) {
-            grant.bytes -= bytes;
-        }
+        grant.bytes -= bytes;
         HELD.addAndGet(-bytes);
     }
 
@@ -111,10 +112,8 @@ final class MemoryBudget {
     static void giveBackAll(Grant grant) {
         if (grant == null || !GRANTS.remove(grant)) return;
         grant.clear();
-        synchronized (grant) {
-            HELD.addAndGet(-grant.bytes);
-            grant.bytes = 0;
-        }
+        HELD.addAndGet(-grant.bytes);
+        grant.bytes = 0;
     }
 
     /** Gives back the bytes of buffers the garbage collector found unreachable (messages never finished). */

@@ -44,10 +44,10 @@ final class CipherFields {
     /** What {@link #of} would say is missing (named as a thing jruby-openssl has no), or null. */
     static String missing(ClassLoader loader) {
         try {
-            of(loader);
+            new CipherFields(Class.forName(CIPHER_CLASS, false, loader));
             return null;
-        } catch (JRubyOpenSsl.Unusable e) {
-            return e.getMessage().substring("jruby-openssl has no ".length(), e.getMessage().indexOf(", which"));
+        } catch (ClassNotFoundException | NoSuchFieldException | RuntimeException e) {
+            return missing(e);
         }
     }
 

@@ -51,20 +51,22 @@ final class Errors {
 
     /** OpenSSL::PKey::PKeyError, as jruby-openssl raises it when signing fails. */
     static RaiseException pkeyError(ThreadContext context, String message) {
-        RubyClass pkeyError = (RubyClass) context.runtime.getClassFromPath("OpenSSL::PKey::PKeyError");
-        return RaiseException.from(context.runtime, pkeyError, message);
+        return openSsl(context, "OpenSSL::PKey::PKeyError", message);
     }
 
     /** OpenSSL::Cipher::CipherError, as jruby-openssl raises it for a call its cipher refuses. */
     static RaiseException cipherError(ThreadContext context, String message) {
-        RubyClass cipherError = (RubyClass) context.runtime.getClassFromPath("OpenSSL::Cipher::CipherError");
-        return RaiseException.from(context.runtime, cipherError, message);
+        return openSsl(context, "OpenSSL::Cipher::CipherError", message);
     }
 
     /** OpenSSL::PKey::ECError, as jruby-openssl raises it for a signature it cannot read. */
     static RaiseException ecError(ThreadContext context, String message) {
-        RubyClass ecError = (RubyClass) context.runtime.getClassFromPath("OpenSSL::PKey::ECError");
-        return RaiseException.from(context.runtime, ecError, message);
+        return openSsl(context, "OpenSSL::PKey::ECError", message);
+    }
+
+    /** jruby-openssl's error class at {@code path}, with {@code message}. */
+    private static RaiseException openSsl(ThreadContext context, String path, String message) {
+        return RaiseException.from(context.runtime, (RubyClass) context.runtime.getClassFromPath(path), message);
     }
 
     /**
