@@ -3,10 +3,12 @@
  * engine, through OpenSSL's libcrypto 3 (opened on first use, see
  * libcrypto.h), for the JVM through JNI.
  *
- * A key is one OpenSSL EC_KEY (EC_KEY_new_by_curve_name and its setters,
- * deprecated in 3.0 but exported), built once per Java key and used for
- * every call on it, so nothing is looked up or fetched per call: the named
- * curve brings OpenSSL's own implementation (for P-256 the constant-time
+ * A key is one OpenSSL EC_KEY (EC_KEY_new and its setters, deprecated in
+ * 3.0 but exported), built once per Java key and used for every call on
+ * it, so nothing is looked up or fetched per call. Its curve is a copy of
+ * one EC_GROUP per curve, made once by name (EC_GROUP_new_by_curve_name
+ * costs 5-7 us, more than a P-256 key generation; a copy 0.5 us, sharing
+ * the precomputed tables): the named curve brings OpenSSL's own implementation (for P-256 the constant-time
  * ecp_nistz256 code with its precomputed tables, in assembly). Signing is
  * ECDSA_do_sign: OpenSSL's constant-time scalar multiplication, with its
  * nonce made from the private key, the digest and fresh random bytes
@@ -55,6 +57,51 @@ struct ec_key {
 };
 
 static void free_verify_table(EC_GROUP *table);
+
+/* The curves made so far, by NID: the first EC_GROUP made for each, kept for the library's life. */
+#define CACHED_CURVES 8
+static struct {
+    int nid;         /* atomic: 0 for a free slot */
+    EC_GROUP *group; /* atomic: set once the slot is claimed and the group made */
+} curves[CACHED_CURVES];
+
+/* The curve nid, made once and then shared (never modified), or NULL when there is no slot left for it. */
+static const EC_GROUP *curve_group(int nid)
+{
+    for (int i = 0; i < CACHED_CURVES; i++) {
+        int slot_nid = __atomic_load_n(&curves[i].nid, __ATOMIC_ACQUIRE);
+        if (slot_nid == 0) {
+            EC_GROUP *made = crypto.EC_GROUP_new_by_curve_name(nid);
+            if (made == NULL) return NULL; /* not a curve OpenSSL knows */
+            if (__atomic_compare_exchange_n(&curves[i].nid, &slot_nid, nid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&curves[i].group, made, __ATOMIC_RELEASE);
+                return made;
+            }
+            crypto.EC_GROUP_free(made); /* another thread claimed the slot first: slot_nid is its curve */
+        }
+        if (slot_nid == nid) {
+            EC_GROUP *group;
+            while ((group = __atomic_load_n(&curves[i].group, __ATOMIC_ACQUIRE)) == NULL) {
+                /* the thread that claimed the slot is storing its group, made before the claim */
+            }
+            return group;
+        }
+    }
+    return NULL;
+}
+
+/* A new EC_KEY on the curve nid, or NULL. */
+static EC_KEY *new_key_on_curve(int nid)
+{
+    const EC_GROUP *group = curve_group(nid);
+    if (group == NULL) return crypto.EC_KEY_new_by_curve_name(nid); /* unknown, or no slot left */
+    EC_KEY *key = crypto.EC_KEY_new();
+    if (key != NULL && !crypto.EC_KEY_set_group(key, group)) { /* a copy, sharing its precomputation */
+        crypto.EC_KEY_free(key);
+        key = NULL;
+    }
+    return key;
+}
 
 static void free_ec_key(struct ec_key *key)
 {
@@ -147,7 +194,7 @@ static jlong new_ec_key(JNIEnv *env, jint nid, jbyteArray d_bytes, jbyteArray x,
     struct ec_key *key = calloc(1, sizeof *key);
     BIGNUM *d = NULL;
     EC_POINT *point = NULL;
-    if (key == NULL || (key->key = crypto.EC_KEY_new_by_curve_name(nid)) == NULL) {
+    if (key == NULL || (key->key = new_key_on_curve(nid)) == NULL) {
         throw_openssl(env, "EC key: unknown curve");
         goto fail;
     }
@@ -231,6 +278,47 @@ JNIEXPORT jlong JNICALL Java_fastrandom_jni_EcKey_newPublic(JNIEnv *env, jclass 
         return 0;
     }
     return new_ec_key(env, nid, NULL, x, y);
+}
+
+/*
+ * A new private key on the curve nid from OpenSSL's own generator
+ * (EC_KEY_generate_key: d uniform in [1, order) from RAND_priv_bytes, d G
+ * by the curve's constant-time multiplication), as MRI's EC.generate makes
+ * one. Its values go to out, each as long as a field element, big-endian:
+ * d, then the public point's x and y; the native key is freed (a key's
+ * first signature or ECDH builds its own, as for any key). An exception
+ * pending on failure.
+ */
+JNIEXPORT void JNICALL Java_fastrandom_jni_EcKey_generate(JNIEnv *env, jclass cls, jint nid, jbyteArray out)
+{
+    (void) cls;
+    if (!libcrypto_ready(env)) return;
+    EC_KEY *key = new_key_on_curve(nid);
+    BIGNUM *x = crypto.BN_new(), *y = crypto.BN_new();
+    unsigned char values[3 * MAX_FIELD_BYTES];
+    const EC_GROUP *group = key != NULL ? crypto.EC_KEY_get0_group(key) : NULL;
+    int n = group != NULL ? (crypto.EC_GROUP_get_degree(group) + 7) / 8 : 0;
+    if (group == NULL || x == NULL || y == NULL) {
+        throw_openssl(env, "EC key generation: unknown curve");
+    } else if (n > MAX_FIELD_BYTES || out == NULL || (*env)->GetArrayLength(env, out) != 3 * n) {
+        throw_libcrypto(env, "EC key generation: bad output array");
+    } else if (TEST_FAULT(FAULT_EC_GENERATE) || !crypto.EC_KEY_generate_key(key)) {
+        throw_openssl(env, "EC key generation failed");
+    } else {
+        const BIGNUM *d = crypto.EC_KEY_get0_private_key(key);
+        const EC_POINT *point = crypto.EC_KEY_get0_public_key(key);
+        if (d == NULL || point == NULL || !crypto.EC_POINT_get_affine_coordinates(group, point, x, y, NULL)
+            || crypto.BN_bn2binpad(d, values, n) != n || crypto.BN_bn2binpad(x, values + n, n) != n
+            || crypto.BN_bn2binpad(y, values + 2 * n, n) != n) {
+            throw_openssl(env, "EC key generation: reading the key");
+        } else {
+            (*env)->SetByteArrayRegion(env, out, 0, 3 * n, (const jbyte *) values);
+        }
+    }
+    wipe(values, sizeof values);
+    crypto.BN_free(x);
+    crypto.BN_free(y);
+    if (key != NULL) crypto.EC_KEY_free(key); /* clears the private value */
 }
 
 JNIEXPORT void JNICALL Java_fastrandom_jni_EcKey_free(JNIEnv *env, jclass cls, jlong handle)

@@ -112,11 +112,15 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;     /* an ECDSA signature (r, s) */
     X(int, RSA_padding_add_PKCS1_OAEP, (unsigned char *to, int tlen, const unsigned char *f, int fl, \
                                         const unsigned char *p, int pl)) \
     X(EC_KEY *, EC_KEY_new_by_curve_name, (int nid)) \
+    X(EC_KEY *, EC_KEY_new, (void)) \
+    X(int, EC_KEY_set_group, (EC_KEY *key, const EC_GROUP *group)) \
+    X(EC_GROUP *, EC_GROUP_new_by_curve_name, (int nid)) \
     X(void, EC_KEY_free, (EC_KEY *key)) \
     X(const EC_GROUP *, EC_KEY_get0_group, (const EC_KEY *key)) \
     X(int, EC_KEY_set_private_key, (EC_KEY *key, const BIGNUM *prv)) \
     X(const BIGNUM *, EC_KEY_get0_private_key, (const EC_KEY *key)) \
     X(int, EC_KEY_set_public_key, (EC_KEY *key, const EC_POINT *pub)) \
+    X(int, EC_KEY_generate_key, (EC_KEY *key)) \
     X(int, EC_GROUP_get_degree, (const EC_GROUP *group)) \
     X(const BIGNUM *, EC_GROUP_get0_order, (const EC_GROUP *group)) \
     X(EC_POINT *, EC_POINT_new, (const EC_GROUP *group)) \

@@ -71,6 +71,14 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectTableVerifyFail
     test_fault_set(FAULT_EC_TABLE_VERIFY, count);
 }
 
+/* Tests: the next count EC key generations fail, as when OpenSSL's random generator does. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectGenerateFailures0(JNIEnv *env, jclass cls, jint count)
+{
+    (void) env;
+    (void) cls;
+    test_fault_set(FAULT_EC_GENERATE, count);
+}
+
 static int table_after_override = -1; /* atomic; -1 the defaults, 0 never, n after n verifications */
 
 int test_table_after(int after)

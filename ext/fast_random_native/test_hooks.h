@@ -18,6 +18,7 @@ enum test_fault {
     FAULT_BLINDING_BATCH,  /* a batch of blinding factors fails, as when OpenSSL's DRBG does */
     FAULT_EC_TABLE,        /* an EC verification table cannot be built, as when out of memory */
     FAULT_EC_TABLE_VERIFY, /* a verification on a table fails (an OpenSSL call in it, say out of memory) */
+    FAULT_EC_GENERATE,     /* an EC key generation fails, as when OpenSSL's random generator does */
     FAULT_COUNT            /* how many there are */
 };
 

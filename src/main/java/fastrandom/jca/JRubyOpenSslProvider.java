@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 import fastrandom.cipher.AesCipher;
 import fastrandom.cipher.UpdateCalls;
 import fastrandom.ec.jca.EcServices;
+import fastrandom.random.GeneratorSecureRandom;
 import fastrandom.rsa.jca.RsaServices;
 
 /**
@@ -115,6 +116,8 @@ public final class JRubyOpenSslProvider extends Provider {
             case EC:
                 if (("Signature".equals(type) || "KeyAgreement".equals(type)) && bc != null) {
                     factory = EcServices.service(type, bc.getClassName(), bouncyCastle, bc.getAlgorithm());
+                } else if ("KeyPairGenerator".equals(type) && bc != null && "EC".equals(bc.getAlgorithm())) {
+                    factory = EcServices.keyPairGenerator(() -> bouncyCastleGenerator(bc), GeneratorSecureRandom.OPENSSL);
                 }
                 source = EcServices.class.getName();
                 break;
@@ -123,17 +126,19 @@ public final class JRubyOpenSslProvider extends Provider {
         }
         if (factory == null && "KeyPairGenerator".equals(type) && bc != null && capability.name().equals(bc.getAlgorithm())) {
             // RSA's and EC's key generation, drawing from fast_random's generators.
-            factory = () -> {
-                try {
-                    return new RandomizedKeyPairGenerator((KeyPairGenerator) bc.newInstance(null));
-                } catch (NoSuchAlgorithmException e) {
-                    throw new ProviderException("BouncyCastle's " + bc.getAlgorithm() + " key pair generator", e);
-                }
-            };
+            factory = () -> new RandomizedKeyPairGenerator(bouncyCastleGenerator(bc));
             source = RandomizedKeyPairGenerator.class.getName();
         }
         if (factory == null) return null;
         return new EngineService(type, bc != null ? bc.getAlgorithm() : algorithm, source, factory);
+    }
+
+    private static KeyPairGenerator bouncyCastleGenerator(Service bc) {
+        try {
+            return (KeyPairGenerator) bc.newInstance(null);
+        } catch (NoSuchAlgorithmException e) {
+            throw new ProviderException("BouncyCastle's " + bc.getAlgorithm() + " key pair generator", e);
+        }
     }
 
     @Override

@@ -12,6 +12,7 @@ import java.math.BigInteger;
 public final class EcKey {
     private static native long newPrivate(int nid, byte[] d, byte[] x, byte[] y);
     private static native long newPublic(int nid, byte[] x, byte[] y);
+    private static native void generate(int nid, byte[] out);
     private static native void free(long handle);
     private static native byte[] sign(long handle, int hash, byte[] data, int offset, int length, boolean prehashed);
     private static native boolean verify(long handle, int hash, byte[] data, int offset, int length, boolean prehashed,
@@ -43,6 +44,32 @@ public final class EcKey {
                     y == null ? null : LibCrypto.magnitude(y)), true);
         } finally {
             java.util.Arrays.fill(secret, (byte) 0);
+        }
+    }
+
+    /**
+     * A new private key on the curve with OpenSSL's number {@code nid}, from
+     * OpenSSL's own generator (as MRI's {@code EC.generate}), whose field
+     * elements are {@code fieldBytes} long: {d, x, y}, its private value
+     * and public point. The temporary copies of d are zeroed at once.
+     */
+    public static BigInteger[] generate(int nid, int fieldBytes) {
+        LibCrypto.requireUsable();
+        byte[] values = new byte[3 * fieldBytes];
+        try {
+            generate(nid, values);
+            return new BigInteger[] {part(values, 0, fieldBytes), part(values, 1, fieldBytes), part(values, 2, fieldBytes)};
+        } finally {
+            java.util.Arrays.fill(values, (byte) 0);
+        }
+    }
+
+    private static BigInteger part(byte[] values, int index, int length) {
+        byte[] bytes = java.util.Arrays.copyOfRange(values, index * length, (index + 1) * length);
+        try {
+            return new BigInteger(1, bytes);
+        } finally {
+            java.util.Arrays.fill(bytes, (byte) 0);
         }
     }
 

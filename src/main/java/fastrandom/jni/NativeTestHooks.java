@@ -16,6 +16,7 @@ public final class NativeTestHooks {
     private static native void injectBlindingFailures0(int count);
     private static native void verifyTables0(int after, int faults);
     private static native void injectTableVerifyFailures0(int count);
+    private static native void injectGenerateFailures0(int count);
     private static native void ecWrongAnswers0(int nid);
     private static native void pretendOpenSslVersion0(long version);
 
@@ -63,6 +64,12 @@ public final class NativeTestHooks {
     public static void injectTableVerifyFailures(int count) {
         requirePresent();
         injectTableVerifyFailures0(count);
+    }
+
+    /** The next {@code count} EC key generations fail, as when OpenSSL's random generator does (0 stops it). */
+    public static void injectGenerateFailures(int count) {
+        requirePresent();
+        injectGenerateFailures0(count);
     }
 
     /**

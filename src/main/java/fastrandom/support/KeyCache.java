@@ -6,6 +6,8 @@ import java.lang.ref.WeakReference;
 import java.math.BigInteger;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,7 +26,8 @@ import java.util.function.Supplier;
  * every lookup). At most {@code capacity} values are
  * kept, the least recently used going first. A value leaving the cache
  * (evicted, collected, replaced or cleared) is handed to {@code onDrop},
- * which frees what it holds.
+ * which frees what it holds. A full cache evicts its least recently used
+ * sixteenth at once.
  *
  * <p>Each entry also remembers every value of the key it was built from
  * (all but the identity itself, which must stay weakly held), and answers
@@ -39,10 +42,13 @@ import java.util.function.Supplier;
  * signing with one key at once do not queue on the cache); adding,
  * evicting and dropping take one lock, never held while a value is built
  * or used. Recency is each entry's time of last use, so the least recently
- * used is found by a scan when the cache is full and a value is added.
+ * used are found by a scan and a sort when the cache is full and a value
+ * is added.
  */
 public final class KeyCache<V> {
     public static final int DEFAULT_CAPACITY = 1024;
+    /** A full cache evicts this fraction of its capacity at once (the least recently used). */
+    private static final int EVICTED_SHARE = 16;
 
     private final int capacity;
     private final Consumer<? super V> onDrop;
@@ -157,13 +163,30 @@ public final class KeyCache<V> {
         }
     }
 
+    /**
+     * Evicts the least recently used sixteenth of the entries (at least
+     * one): one scan and one sort of their times of last use for that many
+     * insertions, so a cache that stays full (a fresh key per call, as
+     * generated keys are) costs little per insertion. Holding this.
+     */
     private void evictLeastRecentlyUsed() { // holding this
-        Map.Entry<Object, Cached<V>> oldest = null;
-        for (Map.Entry<Object, Cached<V>> entry : entries.entrySet()) {
-            if (oldest == null || entry.getValue().lastUsed < oldest.getValue().lastUsed) oldest = entry;
+        int count = Math.max(1, capacity / EVICTED_SHARE);
+        long[] times = new long[entries.size()];
+        int n = 0;
+        for (Cached<V> entry : entries.values()) {
+            if (n == times.length) break;
+            times[n++] = entry.lastUsed;
         }
-        if (oldest != null && entries.remove(oldest.getKey()) != null) {
-            onDrop.accept(oldest.getValue().value);
+        if (n == 0) return;
+        Arrays.sort(times, 0, n);
+        long newestEvicted = times[Math.min(count, n) - 1];
+        Iterator<Map.Entry<Object, Cached<V>>> all = entries.entrySet().iterator();
+        while (all.hasNext() && count > 0) {
+            Cached<V> entry = all.next().getValue();
+            if (entry.lastUsed > newestEvicted) continue; // used since the scan, or newer
+            all.remove();
+            count--;
+            onDrop.accept(entry.value);
             evictions++;
         }
     }

@@ -1,6 +1,8 @@
 package fastrandom.ec.jca;
 
+import java.security.KeyPairGenerator;
 import java.security.Provider;
+import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -52,6 +54,15 @@ public final class EcServices {
             return () -> new EngineEcdh(() -> bouncyCastle, EcCurve::beatsBouncyCastle, algorithm, false);
         }
         return null;
+    }
+
+    /**
+     * jruby-openssl's EC key pair generator: OpenSSL's where the engine
+     * takes the curve, else {@code bouncyCastle}'s (made when first needed),
+     * drawing from {@code random} whatever random source the caller gives.
+     */
+    public static Supplier<Object> keyPairGenerator(Supplier<KeyPairGenerator> bouncyCastle, SecureRandom random) {
+        return () -> new EngineEcKeyPairGenerator(bouncyCastle, random);
     }
 
     /** The JVM-wide provider's ECDSA signature with {@code hash} (null: NONEwithECDSA), falling back on {@code next}. */
