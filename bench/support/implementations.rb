@@ -14,7 +14,7 @@ module Bench
     JRUBY = File.join(ROOT, "bin/jruby")
     NATIVE_LIBRARY = File.join(ROOT, "lib/fast_random/linux-x86_64/libfast_random.so")
     SECURE_RANDOM = %w[secure_random threads cold request_id].freeze
-    PUBLIC_KEY = %w[rsa rsa_threads ec ec_threads].freeze
+    PUBLIC_KEY = %w[rsa rsa_threads ec ec_threads keys].freeze
     # jruby-openssl's ciphers, randomness, PBKDF2 and HMAC, and Rails' MessageEncryptor.
     CRYPTO = %w[crypto crypto_threads].freeze
     # What fast_random's JVM-wide provider changes (uuid_jvm: JRuby only).

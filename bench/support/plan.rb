@@ -10,19 +10,19 @@ module Bench
   # typical process start times), so the run can say up front how long it
   # will take and, as it goes, how long is left.
   class Plan
-    WORKLOADS = %w[secure_random threads cold request_id rsa rsa_threads ec ec_threads crypto crypto_threads uuid_jvm tls x509
-                   startup].freeze
+    WORKLOADS = %w[secure_random threads cold request_id rsa rsa_threads ec ec_threads keys crypto crypto_threads uuid_jvm tls
+                   x509 startup].freeze
     IPS_WORKLOADS = WORKLOADS - %w[startup]
 
     # Entries per workload (secure_random: per implementation, see entries).
     ENTRIES = { "threads" => 8, "cold" => 2, "request_id" => 2, "rsa" => 12, "rsa_threads" => 6, "ec" => 12,
-                "ec_threads" => 6, "crypto" => 14, "crypto_threads" => 8, "uuid_jvm" => 3, "tls" => 3, "x509" => 2 }.freeze
+                "ec_threads" => 6, "keys" => 7, "crypto" => 14, "crypto_threads" => 8, "uuid_jvm" => 3, "tls" => 3, "x509" => 2 }.freeze
     # Seconds to start a process and load the workload, beyond the entries,
     # on an idle 2-core machine.
     START = { mri: 0.3, jruby: 3.0 }.freeze
     LOADING = { "cold" => { mri: 0.2, jruby: 1.0 }, "request_id" => { mri: 0.5, jruby: 4.0 },
                 "rsa" => { mri: 0.2, jruby: 1.5 }, "rsa_threads" => { mri: 0.2, jruby: 1.5 },
-                "ec" => { mri: 0.2, jruby: 1.5 }, "ec_threads" => { mri: 0.2, jruby: 1.5 },
+                "ec" => { mri: 0.2, jruby: 1.5 }, "ec_threads" => { mri: 0.2, jruby: 1.5 }, "keys" => { mri: 0.3, jruby: 2.0 },
                 "crypto" => { mri: 0.5, jruby: 4.0 }, "crypto_threads" => { mri: 0.2, jruby: 1.5 },
                 "x509" => { mri: 0.2, jruby: 1.5 } }.freeze
     # Per entry beyond warm-up and measurement: benchmark-ips's GC.start calls.

@@ -28,7 +28,7 @@ class EcKeyGenerationTest < Minitest::Test
 
   def setup
     FastRandom::EC.install
-    @engine_before = FastRandom::EC.engine
+    @engine_before = FastRandom::EC.engine # the choice made: generation does not wait for it (test_the_first_generation_does_not_wait)
   end
 
   def teardown
@@ -234,6 +234,32 @@ class EcKeyGenerationTest < Minitest::Test
     keys.each_slice(40) { |slice| assert(slice.all? { |k| k.verify("SHA256", k.sign("SHA256", "t"), "t") }) }
   end
 
+  # A process's first generation runs on jruby-openssl's code (stock's
+  # cost, no self-test: 19 ms cold, more than stock's whole first
+  # generation); the second starts the engine's choice on a daemon thread,
+  # after which generations are native.
+  def test_the_first_generation_does_not_wait_for_the_engine
+    skip "libcrypto unavailable on purpose in this pass" unless native?
+    out, err, status = TestHelper.jruby(<<~RUBY)
+      require "fast_random"
+      require "openssl"
+      count = -> { FastRandom::EC.stats.slice(:openssl, :java).transform_values { |v| v[:generate] } }
+      threads = -> { Java::JavaLang::Thread.getAllStackTraces.keySet.map(&:getName).grep(/fast_random-EC/).size }
+      OpenSSL::PKey::EC.generate("prime256v1")
+      first = [count.call, threads.call]
+      OpenSSL::PKey::EC.generate("prime256v1")
+      second = count.call
+      deadline = Time.now + 20
+      OpenSSL::PKey::EC.generate("prime256v1") while count.call[:openssl].zero? && Time.now < deadline
+      p [first, second, count.call[:openssl], FastRandom::EC.engine]
+    RUBY
+    assert status.success?, err
+    first, second, native, engine = eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    assert_equal [{ openssl: 0, java: 1 }, 0], first
+    assert_equal({ openssl: 0, java: 2 }, second)
+    assert_equal [1, :openssl], [native, engine]
+  end
+
   # Fault injection at the native call: a generation that fails there
   # gets a key from stock's generator, one warning and a counted fallback;
   # the next generation is native again.
@@ -243,7 +269,7 @@ class EcKeyGenerationTest < Minitest::Test
       require "fast_random"
       require "openssl"
       hooks = Java::FastrandomJni::NativeTestHooks
-      OpenSSL::PKey::EC.generate("prime256v1") # the engine's self-test first: it generates too
+      FastRandom::EC.engine # the engine's self-test first: it generates too
       check = ->(key) { key.private_key? && key.verify("SHA256", key.sign("SHA256", "x"), "x") && key.to_der.start_with?("0") }
       operations = %w[prime256v1 secp521r1].flat_map do |curve|
         [-> { check.(OpenSSL::PKey::EC.generate(curve)) }, -> { check.(OpenSSL::PKey::EC.new(curve).generate_key) }]

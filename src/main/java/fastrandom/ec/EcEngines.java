@@ -36,6 +36,15 @@ public final class EcEngines {
         return ENGINES.current();
     }
 
+    /**
+     * The engine for an operation whose Java code is cheaper cold than the
+     * self-test (key generation), or null for the Java code while the
+     * choice is made on a daemon thread: see {@link EngineRegistry#currentWithoutWaiting()}.
+     */
+    public static OpenSslEcEngine currentWithoutWaiting() {
+        return ENGINES.currentWithoutWaiting();
+    }
+
     /** Runs once, by the registry: null when a curve passed, else the engine's problem. */
     private static String selfTest() {
         try {

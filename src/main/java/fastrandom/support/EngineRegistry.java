@@ -3,6 +3,8 @@ package fastrandom.support;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -41,6 +43,8 @@ public final class EngineRegistry<E> {
     private final Map<String, Tried<E>> tried = new LinkedHashMap<>(); // guarded by this
 
     private volatile boolean chosen;
+    private final AtomicBoolean choosing = new AtomicBoolean(); // currentWithoutWaiting started the choice
+    private final AtomicInteger callsBeforeChoice = new AtomicInteger(); // by currentWithoutWaiting
     private volatile E current; // null: java
     private volatile String currentName = JAVA;
     private volatile String pending; // selected before it was ready; applied when it is
@@ -77,6 +81,40 @@ public final class EngineRegistry<E> {
     public E current() {
         if (!chosen) chooseDefault();
         return current;
+    }
+
+    /**
+     * The engine for an operation starting now if the choice is made, else
+     * null (the Java code) for this one, the choice being made meanwhile on
+     * a daemon thread, started by the second such call (as
+     * {@code fastrandom.random.WarmUp} is): the first call neither waits for
+     * the self-tests nor shares the cores with them (on two cores that
+     * doubled a first EC generation), and a process that calls once never
+     * runs them. For operations whose Java code costs less on a cold JVM
+     * than the candidates' self-tests.
+     */
+    public E currentWithoutWaiting() {
+        if (chosen) return current;
+        if (callsBeforeChoice.getAndIncrement() >= 1 && choosing.compareAndSet(false, true)) {
+            Thread thread = new Thread(new Choose(this), "fast_random-" + family + "-engine");
+            thread.setDaemon(true);
+            thread.start();
+        }
+        return null;
+    }
+
+    /** Makes the default choice off the caller's thread. (A class, not a lambda: cheaper on a cold JVM.) */
+    private static final class Choose implements Runnable {
+        private final EngineRegistry<?> registry;
+
+        Choose(EngineRegistry<?> registry) {
+            this.registry = registry;
+        }
+
+        @Override
+        public void run() {
+            registry.chooseDefault();
+        }
     }
 
     /**

@@ -72,7 +72,8 @@ final class EngineEcKeyPairGenerator extends KeyPairGeneratorSpi {
     @Override
     public KeyPair generateKeyPair() {
         BouncyCastleEcKeys keys = named;
-        OpenSslEcEngine engine = keys != null ? EcEngines.current() : null;
+        // The first generation in a process does not wait for the engine's self-test (19 ms cold: more than stock's).
+        OpenSslEcEngine engine = keys != null ? EcEngines.currentWithoutWaiting() : null;
         if (engine != null && engine.serves(keys.curve)) {
             try {
                 KeyPair pair = engine.generate(keys.curve, keys::keyPair);
