@@ -127,7 +127,10 @@ public final class EcModule {
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
         return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.EC, ProviderHook.Capability.EC,
-                "OpenSSL::PKey::EC", EcMethods::install);
+                "OpenSSL::PKey::EC", target -> {
+                    EcMethods.install(target);
+                    CertificateMethods.install(context.runtime);
+                });
     }
 
     /** Gives jruby-openssl its own EC back (for comparisons; engine = :java is the usual switch). */

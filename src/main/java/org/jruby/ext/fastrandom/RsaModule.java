@@ -187,7 +187,10 @@ public final class RsaModule {
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
         return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.RSA, ProviderHook.Capability.RSA,
-                "OpenSSL::PKey::RSA", RsaPssMethods::install);
+                "OpenSSL::PKey::RSA", target -> {
+                    RsaPssMethods.install(target);
+                    CertificateMethods.install(context.runtime);
+                });
     }
 
     /**

@@ -1,0 +1,237 @@
+package org.jruby.ext.fastrandom;
+
+import java.lang.reflect.Field;
+import java.security.InvalidKeyException;
+import java.security.NoSuchAlgorithmException;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.SignatureException;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.X509Certificate;
+import java.security.interfaces.ECPublicKey;
+import java.security.interfaces.RSAPublicKey;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.jruby.Ruby;
+import org.jruby.RubyModule;
+import org.jruby.anno.JRubyMethod;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.jca.JRubyOpenSslProvider;
+import fastrandom.jca.PKeyAccess;
+import fastrandom.jca.ProviderHook;
+import fastrandom.support.Diagnostics;
+
+/**
+ * {@code OpenSSL::X509::Certificate#verify}, put in place of jruby-openssl's
+ * when RSA or EC is installed ({@link #install}). jruby-openssl asks the
+ * certificate object BouncyCastle parsed to verify itself, and BouncyCastle
+ * does so with a provider of its own, which no hook reaches. This method
+ * verifies the same bytes (the TBSCertificate as BouncyCastle encodes it,
+ * the signature) with the same algorithm through jruby-openssl's provider,
+ * so RSA PKCS#1 v1.5 and ECDSA signatures run on fast_random's engines.
+ *
+ * <p>It takes a call only when the certificate is signed and unchanged
+ * since, with SHA-1 or SHA-2 RSA PKCS#1 v1.5 or ECDSA (parameters absent or
+ * NULL, the same in the TBSCertificate as outside it: BouncyCastle's
+ * check), the key is an RSA or EC key of that algorithm, and its
+ * capability (FastRandom::RSA or EC) serves jruby-openssl. Everything else
+ * (RSA-PSS, EdDSA, DSA, a key of another type, a mismatch BouncyCastle
+ * raises for) is jruby-openssl's own method, so its verdicts and errors are
+ * stock's; a signature the provider refuses to read is false, as stock.
+ */
+public final class CertificateMethods {
+    private static final String[] NAMES = {"verify"};
+    private static final String CERTIFICATE_CLASS = "org.jruby.ext.openssl.X509Cert";
+    /** Signature algorithm OIDs taken -> the JCA name and the key capability. */
+    private static final Map<String, Algorithm> ALGORITHMS = new HashMap<>();
+
+    static {
+        String rsa = "1.2.840.113549.1.1.";
+        put(rsa + "5", "SHA1WITHRSA", ProviderHook.Capability.RSA);
+        put(rsa + "14", "SHA224WITHRSA", ProviderHook.Capability.RSA);
+        put(rsa + "11", "SHA256WITHRSA", ProviderHook.Capability.RSA);
+        put(rsa + "12", "SHA384WITHRSA", ProviderHook.Capability.RSA);
+        put(rsa + "13", "SHA512WITHRSA", ProviderHook.Capability.RSA);
+        put("1.2.840.10045.4.1", "SHA1WITHECDSA", ProviderHook.Capability.EC);
+        put("1.2.840.10045.4.3.1", "SHA224WITHECDSA", ProviderHook.Capability.EC);
+        put("1.2.840.10045.4.3.2", "SHA256WITHECDSA", ProviderHook.Capability.EC);
+        put("1.2.840.10045.4.3.3", "SHA384WITHECDSA", ProviderHook.Capability.EC);
+        put("1.2.840.10045.4.3.4", "SHA512WITHECDSA", ProviderHook.Capability.EC);
+    }
+
+    /** DER NULL: the parameters RSA's PKCS#1 v1.5 algorithms carry. */
+    private static final byte[] DER_NULL = {0x05, 0x00};
+
+    private static Field certField;
+    private static Field changedField;
+
+    private CertificateMethods() {}
+
+    private static final class Algorithm {
+        final String name;
+        final ProviderHook.Capability capability;
+        final byte[] oid; // its DER encoding
+
+        Algorithm(String name, ProviderHook.Capability capability, byte[] oid) {
+            this.name = name;
+            this.capability = capability;
+            this.oid = oid;
+        }
+    }
+
+    private static void put(String oid, String name, ProviderHook.Capability capability) {
+        try {
+            ALGORITHMS.put(oid, new Algorithm(name, capability, new ASN1ObjectIdentifier(oid).getEncoded()));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Puts this method on {@code OpenSSL::X509::Certificate} in place of
+     * jruby-openssl's, once (RSA's and EC's installs both ask). Where the
+     * loaded release lacks the class or the fields read ({@code cert},
+     * {@code changed}: the same from 0.14 to 0.16), jruby-openssl's method
+     * stays, said under {@code -w}.
+     */
+    static void install(Ruby runtime) {
+        if (!OpenSSLHook.defined(runtime, "OpenSSL::X509::Certificate")) return;
+        String missing = readFields(runtime.getJRubyClassLoader());
+        if (missing != null) {
+            Diagnostics.warnOnceIfVerbose("Certificate#verify stays jruby-openssl's: it has no " + missing);
+            return;
+        }
+        StockMethods.install(runtime.getClassFromPath("OpenSSL::X509::Certificate"), CertificateMethods.class, NAMES,
+                Collections.<String>emptySet());
+    }
+
+    private static synchronized String readFields(ClassLoader loader) {
+        if (certField != null) return null;
+        try {
+            Class<?> type = Class.forName(CERTIFICATE_CLASS, false, loader);
+            Field cert = type.getDeclaredField("cert");
+            Field changed = type.getDeclaredField("changed");
+            if (cert.getType() != X509Certificate.class || changed.getType() != boolean.class) {
+                return CERTIFICATE_CLASS + "'s fields cert (X509Certificate) and changed (boolean)";
+            }
+            cert.setAccessible(true);
+            changed.setAccessible(true);
+            changedField = changed;
+            certField = cert;
+            return null;
+        } catch (ClassNotFoundException | NoSuchFieldException | RuntimeException e) {
+            return CERTIFICATE_CLASS + "'s fields cert and changed (" + e + ")";
+        }
+    }
+
+    @JRubyMethod(name = "verify", rest = true)
+    public static IRubyObject verify(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        Boolean verdict = args.length == 1 ? verify(context.runtime, self, args[0]) : null;
+        if (verdict != null) return context.runtime.newBoolean(verdict);
+        RubyModule type = context.runtime.getClassFromPath("OpenSSL::X509::Certificate");
+        return StockMethods.kept(context, type, "verify").call(context, self, type, "verify", args);
+    }
+
+    /** Our verdict, or null for jruby-openssl's method to give its own. */
+    private static Boolean verify(Ruby runtime, IRubyObject self, IRubyObject key) {
+        Field certificate = certField;
+        if (certificate == null || !certificate.getDeclaringClass().isInstance(self)) return null;
+        X509Certificate cert;
+        try {
+            if (changedField.getBoolean(self)) return null; // stock: false
+            cert = (X509Certificate) certificate.get(self);
+        } catch (IllegalAccessException e) {
+            return null;
+        }
+        PublicKey publicKey = cert == null ? null : PKeyAccess.publicKey(key);
+        Algorithm algorithm = publicKey == null ? null : ALGORITHMS.get(cert.getSigAlgOID());
+        if (algorithm == null || !(algorithm.capability == ProviderHook.Capability.RSA ? publicKey instanceof RSAPublicKey
+                : publicKey instanceof ECPublicKey)) {
+            return null;
+        }
+        JRubyOpenSslProvider provider = OpenSSLHook.provider(runtime, algorithm.capability);
+        if (provider == null || !provider.isActive(algorithm.capability)) return null;
+        try {
+            byte[] tbs = cert.getTBSCertificate();
+            if (!sameAlgorithm(cert, tbs, algorithm)) return null; // BouncyCastle raises: stock says how
+            Signature signature = Signature.getInstance(algorithm.name, provider);
+            signature.initVerify(publicKey);
+            signature.update(tbs);
+            return signature.verify(cert.getSignature());
+        } catch (SignatureException | InvalidKeyException e) {
+            return false; // as stock
+        } catch (CertificateEncodingException | NoSuchAlgorithmException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the certificate's signature algorithm, outside and in the
+     * TBSCertificate, is the algorithm's OID with parameters absent or NULL
+     * (NULL only for RSA), as BouncyCastle requires them to agree (absent
+     * and NULL counting as the same).
+     */
+    private static boolean sameAlgorithm(X509Certificate cert, byte[] tbs, Algorithm algorithm) {
+        byte[] outer = cert.getSigAlgParams();
+        byte[] inner = tbsAlgorithmParameters(tbs, algorithm.oid);
+        if (inner == null || !allowedParameters(outer, algorithm)) return false;
+        if (inner.length == 0) inner = null;
+        if (!allowedParameters(inner, algorithm)) return false;
+        return outer == null || inner == null || Arrays.equals(outer, inner);
+    }
+
+    private static boolean allowedParameters(byte[] parameters, Algorithm algorithm) {
+        return parameters == null || algorithm.capability == ProviderHook.Capability.RSA && Arrays.equals(parameters, DER_NULL);
+    }
+
+    /**
+     * The parameters (their DER, empty when absent) of the TBSCertificate's
+     * signature AlgorithmIdentifier, or null when it is not one with the OID
+     * {@code oid} or the DER is not as expected: TBSCertificate ::= SEQUENCE
+     * { [0] version OPTIONAL, serialNumber INTEGER, signature
+     * AlgorithmIdentifier, ... }, AlgorithmIdentifier ::= SEQUENCE { OID,
+     * parameters OPTIONAL }.
+     */
+    private static byte[] tbsAlgorithmParameters(byte[] tbs, byte[] oid) {
+        int[] at = {0};
+        if (header(tbs, at, 0x30) < 0) return null; // into the TBSCertificate
+        if (at[0] < tbs.length && (tbs[at[0]] & 0xff) == 0xa0 && skip(tbs, at, 0xa0) < 0) return null;
+        if (skip(tbs, at, 0x02) < 0) return null;
+        int length = header(tbs, at, 0x30);
+        if (length < 0) return null;
+        int end = at[0] + length;
+        if (end - at[0] < oid.length || !Arrays.equals(Arrays.copyOfRange(tbs, at[0], at[0] + oid.length), oid)) return null;
+        return Arrays.copyOfRange(tbs, at[0] + oid.length, end);
+    }
+
+    /** Past the element of tag {@code tag} at {@code at}: its length, or -1. */
+    private static int skip(byte[] der, int[] at, int tag) {
+        int length = header(der, at, tag);
+        if (length < 0) return -1;
+        at[0] += length;
+        return length;
+    }
+
+    /** Into the element of tag {@code tag} at {@code at} (past its header): its length, or -1 if it is not there whole. */
+    private static int header(byte[] der, int[] at, int tag) {
+        int i = at[0];
+        if (i + 2 > der.length || (der[i] & 0xff) != tag) return -1;
+        int length = der[i + 1] & 0xff;
+        i += 2;
+        if (length >= 0x80) {
+            int bytes = length - 0x80;
+            if (bytes < 1 || bytes > 3 || i + bytes > der.length) return -1;
+            length = 0;
+            for (int k = 0; k < bytes; k++) length = (length << 8) | (der[i++] & 0xff);
+        }
+        if (length > der.length - i) return -1;
+        at[0] = i;
+        return length;
+    }
+}
