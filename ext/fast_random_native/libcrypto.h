@@ -6,7 +6,7 @@
  * :openssl engines need libssl3. The few types and constants we use are
  * declared here, from OpenSSL 3.0's public headers.
  *
- * Used by everything that calls OpenSSL (libcrypto_rsa.c, ec_key.c, rsa_crt.c,
+ * Used by everything that calls OpenSSL (libcrypto_rsa.c, ec_key.c, eddsa_key.c, rsa_crt.c,
  * rsa_blinding.c, modexp_ifma.c, jni_helpers.c); libcrypto.c opens it.
  */
 #ifndef FAST_RANDOM_LIBCRYPTO_H
@@ -24,6 +24,11 @@ typedef struct ec_key_st EC_KEY;           /* an EC key on a curve */
 typedef struct ec_group_st EC_GROUP;       /* a curve, with its generator */
 typedef struct ec_point_st EC_POINT;       /* a point of a curve */
 typedef struct ECDSA_SIG_st ECDSA_SIG;     /* an ECDSA signature (r, s) */
+typedef struct evp_pkey_st EVP_PKEY;       /* a key of any type (here Ed25519, Ed448) */
+typedef struct evp_pkey_ctx_st EVP_PKEY_CTX; /* an operation's context on an EVP_PKEY */
+typedef struct evp_md_ctx_st EVP_MD_CTX;   /* a one-shot signing or verification */
+typedef struct evp_md_st EVP_MD;           /* a digest (none for EdDSA) */
+typedef struct engine_st ENGINE;           /* an OpenSSL ENGINE (never used: NULL) */
 
 /* From OpenSSL 3.0's rsa.h and crypto.h. */
 #define RSA_PKCS1_PADDING 1         /* PKCS#1 v1.5 padding (type 2 for encryption) */
@@ -32,6 +37,8 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;     /* an ECDSA signature (r, s) */
 #define RSA_FLAG_NO_BLINDING 0x0080 /* RSA_set_flags: no blinding */
 #define BN_FLG_CONSTTIME 0x04       /* BN_set_flags: a secret, for the constant-time paths */
 #define OPENSSL_VERSION 0           /* OpenSSL_version: the version text */
+#define EVP_PKEY_ED25519 1087       /* NID_ED25519: an Ed25519 key (RFC 8032) */
+#define EVP_PKEY_ED448 1088         /* NID_ED448: an Ed448 key (RFC 8032) */
 
 /* The largest RSA modulus, in bytes: OPENSSL_RSA_MAX_MODULUS_BITS (libcrypto refuses larger keys anyway). */
 #define MAX_MODULUS_BYTES (16384 / 8)
@@ -148,6 +155,17 @@ typedef struct ECDSA_SIG_st ECDSA_SIG;     /* an ECDSA signature (r, s) */
     X(int, ECDH_compute_key, (void *out, size_t outlen, const EC_POINT *pub_key, const EC_KEY *ecdh, \
                               void *(*KDF)(const void *in, size_t inlen, void *out, size_t *outlen))) \
     X(void, CRYPTO_free, (void *ptr, const char *file, int line)) \
+    X(EVP_PKEY *, EVP_PKEY_new_raw_private_key, (int type, ENGINE *e, const unsigned char *priv, size_t len)) \
+    X(EVP_PKEY *, EVP_PKEY_new_raw_public_key, (int type, ENGINE *e, const unsigned char *pub, size_t len)) \
+    X(int, EVP_PKEY_get_raw_public_key, (const EVP_PKEY *pkey, unsigned char *pub, size_t *len)) \
+    X(void, EVP_PKEY_free, (EVP_PKEY *pkey)) \
+    X(EVP_MD_CTX *, EVP_MD_CTX_new, (void)) \
+    X(void, EVP_MD_CTX_free, (EVP_MD_CTX *ctx)) \
+    X(int, EVP_DigestSignInit, (EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *type, ENGINE *e, EVP_PKEY *pkey)) \
+    X(int, EVP_DigestSign, (EVP_MD_CTX *ctx, unsigned char *sig, size_t *siglen, const unsigned char *tbs, size_t tbslen)) \
+    X(int, EVP_DigestVerifyInit, (EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *type, ENGINE *e, EVP_PKEY *pkey)) \
+    X(int, EVP_DigestVerify, (EVP_MD_CTX *ctx, const unsigned char *sig, size_t siglen, const unsigned char *tbs, \
+                              size_t tbslen)) \
     X(unsigned char *, SHA1, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA224, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA256, (const unsigned char *d, size_t n, unsigned char *md)) \

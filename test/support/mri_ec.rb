@@ -7,6 +7,7 @@
 #   ruby test/support/mri_ec.rb reference        # keys, signatures, secrets, as JSON
 #   ruby test/support/mri_ec.rb verify < checks  # verdicts for JRuby's signatures
 #   ruby test/support/mri_ec.rb check_generated < keys  # MRI's view of keys JRuby generated
+#   ruby test/support/mri_ec.rb eddsa_sign < entries    # MRI's EdDSA signatures
 #
 # The JRuby side requires this file for MriEc.run, which starts MRI.
 require_relative "mri_script"
@@ -56,6 +57,18 @@ module MriEc
     end
   end
 
+  # PKCS#8 prefixes of a raw EdDSA seed (RFC 8410), by type.
+  EDDSA_PKCS8 = { "ED25519" => "302e020100300506032b657004220420", "ED448" => "3047020100300506032b6571043b0439" }.freeze
+
+  # [{type:, seed:, message:}] (hex) -> MRI's signatures (hex).
+  def self.eddsa_sign(entries)
+    require "openssl"
+    entries.map do |entry|
+      key = OpenSSL::PKey.read(unhex(EDDSA_PKCS8.fetch(entry["type"]) + entry["seed"]))
+      hex(key.sign(nil, unhex(entry["message"])))
+    end
+  end
+
   # [{curve:, private:, public:, peer_public:}] (hex; points uncompressed)
   # -> for each key made by JRuby: whether OpenSSL's check_key accepts it
   # (its point is d G, on the curve) and its ECDH secret with the peer
@@ -88,6 +101,7 @@ if $PROGRAM_NAME == __FILE__
   case ARGV[0]
   when "reference" then puts JSON.generate(MriEc.reference)
   when "verify" then puts JSON.generate(MriEc.verify(JSON.parse($stdin.read)))
+  when "eddsa_sign" then puts JSON.generate(MriEc.eddsa_sign(JSON.parse($stdin.read)))
   when "check_generated" then puts JSON.generate(MriEc.check_generated(JSON.parse($stdin.read)))
   else abort "usage: ruby #{__FILE__} reference|verify"
   end

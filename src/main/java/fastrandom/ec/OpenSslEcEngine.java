@@ -10,9 +10,11 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import fastrandom.support.KeyCache;
 import fastrandom.jni.EcKey;
+import fastrandom.jni.EdDsaKey;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibCryptoException;
 
@@ -36,12 +38,52 @@ public final class OpenSslEcEngine {
     private static final int LOOKUP_ATTEMPTS = 3;
 
     private final Set<EcCurve> served; // the curves that passed the known-answer test
+    private final Set<EdDsaKey.Type> servedEdDsa; // the EdDSA curves that passed theirs
     private final KeyCache<EcKey> privateKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
     private final KeyCache<EcKey> publicKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
+    private final KeyCache<EdDsaKey> eddsaKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EdDsaKey::close, k -> !k.isClosed());
+    /** EdDSA keys are matched on identity alone: their Java objects (BouncyCastle's, the JDK's) never change. */
+    private static final BigInteger[] NO_VALUES = {};
 
     /** The engine for the curves that passed the known-answer test ({@link #selfTest()}). */
-    OpenSslEcEngine(Set<EcCurve> served) {
+    OpenSslEcEngine(Set<EcCurve> served, Set<EdDsaKey.Type> servedEdDsa) {
         this.served = Collections.unmodifiableSet(served.isEmpty() ? EnumSet.noneOf(EcCurve.class) : EnumSet.copyOf(served));
+        this.servedEdDsa = Collections.unmodifiableSet(servedEdDsa.isEmpty() ? EnumSet.noneOf(EdDsaKey.Type.class)
+                : EnumSet.copyOf(servedEdDsa));
+    }
+
+    /** Whether EdDSA keys of {@code type} run here: RFC 8032's vector passed at the self-test. */
+    public boolean serves(EdDsaKey.Type type) {
+        return type != null && servedEdDsa.contains(type);
+    }
+
+    /**
+     * The EdDSA signature of {@code data[offset, offset + length)} with the
+     * private key {@code key}, whose seed {@code seed} gives when its native
+     * key is first built. Throws {@link EcEngineException} when the engine
+     * fails.
+     */
+    public byte[] signEdDsa(Object key, EdDsaKey.Type type, Supplier<byte[]> seed, byte[] data, int offset, int length) {
+        return withKey(eddsaKeys, key, NO_VALUES, () -> {
+            byte[] secret = seed.get();
+            try {
+                return EdDsaKey.newPrivateKey(type, secret);
+            } finally {
+                java.util.Arrays.fill(secret, (byte) 0);
+            }
+        }, native_ -> native_.sign(data, offset, length), EdDsaKey::close);
+    }
+
+    /**
+     * Whether {@code signature} is the public key {@code key}'s EdDSA
+     * signature of the data ({@code point}: the key's encoding, asked for
+     * when its native key is first built). Throws {@link EcEngineException}
+     * when the engine fails.
+     */
+    public boolean verifyEdDsa(Object key, EdDsaKey.Type type, Supplier<byte[]> point, byte[] data, int offset, int length,
+                               byte[] signature) {
+        return withKey(eddsaKeys, key, NO_VALUES, () -> EdDsaKey.newPublicKey(type, point.get()),
+                native_ -> native_.verify(data, offset, length, signature), EdDsaKey::close);
     }
 
     /**
@@ -147,15 +189,16 @@ public final class OpenSslEcEngine {
         return privateKeys.peek(key, new BigInteger[] {key.getS(), curve.order()}) != null;
     }
 
-    /** The native key caches (for diagnostics and tests): [private, public]. */
+    /** The native key caches (for diagnostics and tests): [private, public, EdDSA]. */
     public KeyCache<?>[] caches() {
-        return new KeyCache<?>[] {privateKeys, publicKeys};
+        return new KeyCache<?>[] {privateKeys, publicKeys, eddsaKeys};
     }
 
     /** Frees every cached native key now. */
     public void clearCaches() {
         privateKeys.clear();
         publicKeys.clear();
+        eddsaKeys.clear();
     }
 
     /**
@@ -164,18 +207,23 @@ public final class OpenSslEcEngine {
      * meanwhile; a key that keeps being closed gets a native key for this
      * call only.
      */
-    private static <T> T withKey(KeyCache<EcKey> cache, Object identity, BigInteger[] values,
-                                 java.util.function.Supplier<EcKey> create, Function<EcKey, T> operation) {
+    private static <T> T withKey(KeyCache<EcKey> cache, Object identity, BigInteger[] values, Supplier<EcKey> create,
+                                 Function<EcKey, T> operation) {
+        return withKey(cache, identity, values, create, operation, EcKey::close);
+    }
+
+    private static <K, T> T withKey(KeyCache<K> cache, Object identity, BigInteger[] values, Supplier<K> create,
+                                    Function<K, T> operation, java.util.function.Consumer<K> close) {
         try {
             for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
                 T result = operation.apply(cache.get(identity, values, create));
                 if (result != null) return result;
             }
-            EcKey once = create.get();
+            K once = create.get();
             try {
                 return operation.apply(once);
             } finally {
-                once.close();
+                close.accept(once);
             }
         } catch (LibCryptoException e) {
             throw new EcEngineException(e.getMessage(), e);
