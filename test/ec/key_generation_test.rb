@@ -59,6 +59,14 @@ class EcKeyGenerationTest < Minitest::Test
       "EC.generate(group)" => ->(name) { EC.generate(EC::Group.new(name)) },
       "EC.new(name).generate_key" => ->(name) { EC.new(name).generate_key },
     }.merge(EC.method_defined?(:generate_key!) ? { "EC.new(name).generate_key!" => ->(name) { EC.new(name).generate_key! } } : {})
+     .merge(generate_key_from_params? ? { "PKey.generate_key(EC key)" => ->(name) { OpenSSL::PKey.generate_key(EC.new(name)) } } : {})
+  end
+
+  # Whether OpenSSL::PKey.generate_key takes an EC key's parameters (jruby-openssl 0.16.2 and later).
+  def generate_key_from_params?
+    OpenSSL::PKey.respond_to?(:generate_key) && OpenSSL::PKey.generate_key(EC.new("prime256v1")).is_a?(EC)
+  rescue StandardError
+    false
   end
 
 
