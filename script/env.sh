@@ -32,10 +32,11 @@ FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest lib
 
 # Java libraries from Maven Central (group:artifact:version), kept in the
 # local Maven repository like the JRuby jars.
-# Compiled against only: BouncyCastle comes with jruby-openssl at run time
+# Compiled against only: BouncyCastle (its provider, and the PKIX and util
+# jars with the certificate builder) comes with jruby-openssl at run time
 # (1.83 in JRuby 10.1, 1.84 in 9.4.15), and the gem must use that copy, so
 # we compile against the oldest of them and never ship it.
-FR_COMPILE_JARS="org.bouncycastle:bcprov-jdk18on:1.83"
+FR_COMPILE_JARS="org.bouncycastle:bcprov-jdk18on:1.83 org.bouncycastle:bcpkix-jdk18on:1.83 org.bouncycastle:bcutil-jdk18on:1.83"
 # Shipped in the gem, in lib/fast_random/vendor/ (the Rakefile copies them
 # there), in the order they are to be loaded: JNA, then jnagmp (GMP through
 # JNA; its own libgmp goes to vendor/gmp/), then its BouncyCastle RSA engine.

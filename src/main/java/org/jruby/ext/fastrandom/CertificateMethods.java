@@ -1,30 +1,47 @@
 package org.jruby.ext.fastrandom;
 
-import java.lang.reflect.Field;
+import java.io.ByteArrayInputStream;
+import java.security.GeneralSecurityException;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
+import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.SignatureException;
 import java.security.cert.CertificateEncodingException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
+import java.security.interfaces.RSAPrivateKey;
 import java.security.interfaces.RSAPublicKey;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.bouncycastle.cert.X509CertificateHolder;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.operator.ContentSigner;
+import org.bouncycastle.operator.OperatorCreationException;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
+import org.jruby.RubyString;
 import org.jruby.anno.JRubyMethod;
+import org.jruby.exceptions.RaiseException;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
+import fastrandom.ec.EcEngines;
 import fastrandom.jca.JRubyOpenSslProvider;
 import fastrandom.jca.PKeyAccess;
 import fastrandom.jca.ProviderHook;
+import fastrandom.rsa.RsaEngines;
 import fastrandom.support.Diagnostics;
 
 /**
@@ -46,7 +63,9 @@ import fastrandom.support.Diagnostics;
  * stock's; a signature the provider refuses to read is false, as stock.
  */
 public final class CertificateMethods {
-    private static final String[] NAMES = {"verify"};
+    private static final String[] NAMES = {"sign", "verify"};
+    /** The digests sign takes, as jruby-openssl names them (SHA-3 and the rest stay stock's). */
+    private static final Set<String> DIGESTS = new HashSet<>(Arrays.asList("SHA1", "SHA224", "SHA256", "SHA384", "SHA512"));
     private static final String CERTIFICATE_CLASS = "org.jruby.ext.openssl.X509Cert";
     /** Signature algorithm OIDs taken -> the JCA name and the key capability. */
     private static final Map<String, Algorithm> ALGORITHMS = new HashMap<>();
@@ -68,9 +87,6 @@ public final class CertificateMethods {
     /** DER NULL: the parameters RSA's PKCS#1 v1.5 algorithms carry. */
     private static final byte[] DER_NULL = {0x05, 0x00};
 
-    private static Field certField;
-    private static Field changedField;
-
     private CertificateMethods() {}
 
     private static final class Algorithm {
@@ -83,6 +99,11 @@ public final class CertificateMethods {
             this.capability = capability;
             this.oid = oid;
         }
+
+        /** Whether the key is of this algorithm's type. */
+        boolean takes(PublicKey key) {
+            return capability == ProviderHook.Capability.RSA ? key instanceof RSAPublicKey : key instanceof ECPublicKey;
+        }
     }
 
     private static void put(String oid, String name, ProviderHook.Capability capability) {
@@ -94,67 +115,42 @@ public final class CertificateMethods {
     }
 
     /**
-     * Puts this method on {@code OpenSSL::X509::Certificate} in place of
+     * Puts these methods on {@code OpenSSL::X509::Certificate} in place of
      * jruby-openssl's, once (RSA's and EC's installs both ask). Where the
-     * loaded release lacks the class or the fields read ({@code cert},
-     * {@code changed}: the same from 0.14 to 0.16), jruby-openssl's method
-     * stays, said under {@code -w}.
+     * loaded release lacks the class or the members they use
+     * ({@link CertificateAccess}), jruby-openssl's methods stay, said under
+     * {@code -w}.
      */
     static void install(Ruby runtime) {
         if (!OpenSSLHook.defined(runtime, "OpenSSL::X509::Certificate")) return;
-        String missing = readFields(runtime.getJRubyClassLoader());
+        String missing = CertificateAccess.missing(runtime.getJRubyClassLoader());
         if (missing != null) {
-            Diagnostics.warnOnceIfVerbose("Certificate#verify stays jruby-openssl's: it has no " + missing);
+            Diagnostics.warnOnceIfVerbose("Certificate#sign and #verify stay jruby-openssl's: it has no " + missing);
             return;
         }
         StockMethods.install(runtime.getClassFromPath("OpenSSL::X509::Certificate"), CertificateMethods.class, NAMES,
                 Collections.<String>emptySet());
     }
 
-    private static synchronized String readFields(ClassLoader loader) {
-        if (certField != null) return null;
-        try {
-            Class<?> type = Class.forName(CERTIFICATE_CLASS, false, loader);
-            Field cert = type.getDeclaredField("cert");
-            Field changed = type.getDeclaredField("changed");
-            if (cert.getType() != X509Certificate.class || changed.getType() != boolean.class) {
-                return CERTIFICATE_CLASS + "'s fields cert (X509Certificate) and changed (boolean)";
-            }
-            cert.setAccessible(true);
-            changed.setAccessible(true);
-            changedField = changed;
-            certField = cert;
-            return null;
-        } catch (ClassNotFoundException | NoSuchFieldException | RuntimeException e) {
-            return CERTIFICATE_CLASS + "'s fields cert and changed (" + e + ")";
-        }
+    private static IRubyObject stock(ThreadContext context, IRubyObject self, String name, IRubyObject[] args) {
+        RubyModule type = context.runtime.getClassFromPath("OpenSSL::X509::Certificate");
+        return StockMethods.kept(context, type, name).call(context, self, type, name, args);
     }
 
     @JRubyMethod(name = "verify", rest = true)
     public static IRubyObject verify(ThreadContext context, IRubyObject self, IRubyObject[] args) {
         Boolean verdict = args.length == 1 ? verify(context.runtime, self, args[0]) : null;
-        if (verdict != null) return context.runtime.newBoolean(verdict);
-        RubyModule type = context.runtime.getClassFromPath("OpenSSL::X509::Certificate");
-        return StockMethods.kept(context, type, "verify").call(context, self, type, "verify", args);
+        return verdict != null ? context.runtime.newBoolean(verdict) : stock(context, self, "verify", args);
     }
 
     /** Our verdict, or null for jruby-openssl's method to give its own. */
     private static Boolean verify(Ruby runtime, IRubyObject self, IRubyObject key) {
-        Field certificate = certField;
-        if (certificate == null || !certificate.getDeclaringClass().isInstance(self)) return null;
-        X509Certificate cert;
-        try {
-            if (changedField.getBoolean(self)) return null; // stock: false
-            cert = (X509Certificate) certificate.get(self);
-        } catch (IllegalAccessException e) {
-            return null;
-        }
+        CertificateAccess access = CertificateAccess.of(runtime.getJRubyClassLoader());
+        if (access == null || !access.certificateType.isInstance(self) || access.changed(self)) return null; // changed: stock's false
+        X509Certificate cert = access.certificate(self);
         PublicKey publicKey = cert == null ? null : PKeyAccess.publicKey(key);
         Algorithm algorithm = publicKey == null ? null : ALGORITHMS.get(cert.getSigAlgOID());
-        if (algorithm == null || !(algorithm.capability == ProviderHook.Capability.RSA ? publicKey instanceof RSAPublicKey
-                : publicKey instanceof ECPublicKey)) {
-            return null;
-        }
+        if (algorithm == null || !algorithm.takes(publicKey)) return null;
         JRubyOpenSslProvider provider = OpenSSLHook.provider(runtime, algorithm.capability);
         if (provider == null || !provider.isActive(algorithm.capability)) return null;
         try {
@@ -169,6 +165,68 @@ public final class CertificateMethods {
         } catch (CertificateEncodingException | NoSuchAlgorithmException | RuntimeException e) {
             return null;
         }
+    }
+
+    /**
+     * {@code sign(key, digest)}: jruby-openssl's steps (its TBSCertificate
+     * builder, its extensions made unique, BouncyCastle's
+     * {@code JcaContentSignerBuilder} with jruby-openssl's algorithm name),
+     * but signed by jruby-openssl's provider instead of the JVM's, for an
+     * RSA or EC private key and SHA-1 or SHA-2. Anything else, and any
+     * failure before the certificate is recorded, is jruby-openssl's own
+     * method (which raises what it raises).
+     */
+    @JRubyMethod(name = "sign", rest = true)
+    public static IRubyObject sign(ThreadContext context, IRubyObject self, IRubyObject[] args) {
+        if (args.length == 2 && signHere(context, self, args[0], args[1])) return self;
+        return stock(context, self, "sign", args);
+    }
+
+    /** Signs as jruby-openssl's sign does, through its provider; false (nothing changed) for stock to sign. */
+    private static boolean signHere(ThreadContext context, IRubyObject self, IRubyObject key, IRubyObject digest) {
+        Ruby runtime = context.runtime;
+        CertificateAccess access = CertificateAccess.of(runtime.getJRubyClassLoader());
+        if (access == null || !access.certificateType.isInstance(self)) return false;
+        PrivateKey privateKey = PKeyAccess.privateKey(key);
+        ProviderHook.Capability capability = privateKey instanceof RSAPrivateKey ? ProviderHook.Capability.RSA
+                : privateKey instanceof ECPrivateKey ? ProviderHook.Capability.EC : null;
+        if (capability == null) return false;
+        JRubyOpenSslProvider provider = OpenSSLHook.provider(runtime, capability);
+        if (provider == null || !provider.isActive(capability) || !engineRuns(capability)) return false;
+        String digestName;
+        if (access.digestType.isInstance(digest)) {
+            if ("DSS1".equals(access.digestName(digest))) return false;
+            digestName = access.digestShortName(digest);
+        } else if (digest instanceof RubyString) {
+            digestName = digest.asJavaString();
+        } else {
+            return false;
+        }
+        if (!DIGESTS.contains(digestName.toUpperCase(Locale.ROOT))) return false;
+        // jruby-openssl's name: the digest's, WITH, the key's algorithm ("RSA"; "ECDSA" for EC).
+        String keyAlgorithm = capability == ProviderHook.Capability.RSA ? "RSA" : "ECDSA";
+        try {
+            X509v3CertificateBuilder builder = access.newCertificateBuilder(self);
+            for (Object extension : access.uniqueExtensions(self)) {
+                builder.addExtension(access.extensionOid(extension), access.extensionCritical(extension), access.extensionValue(extension));
+            }
+            ContentSigner signer = new JcaContentSignerBuilder(digestName + "WITH" + keyAlgorithm).setProvider(provider).build(privateKey);
+            X509CertificateHolder holder = builder.build(signer);
+            X509Certificate signed = (X509Certificate) CertificateFactory.getInstance("X.509", provider)
+                    .generateCertificate(new ByteArrayInputStream(holder.getEncoded()));
+            String name = access.oidName(holder.getSignatureAlgorithm().getAlgorithm());
+            access.signed(self, signed, runtime.newString(name != null ? name : signed.getSigAlgOID()));
+            return true;
+        } catch (RaiseException e) {
+            throw e; // jruby-openssl's own error (an invalid public key, say), raised as its sign raises it
+        } catch (OperatorCreationException | java.io.IOException | GeneralSecurityException | RuntimeException e) {
+            return false; // stock signs, or raises its own error
+        }
+    }
+
+    /** Whether an engine (not jruby-openssl's own code) runs the capability's signatures now. */
+    private static boolean engineRuns(ProviderHook.Capability capability) {
+        return capability == ProviderHook.Capability.RSA ? RsaEngines.current() != null : EcEngines.current() != null;
     }
 
     /**

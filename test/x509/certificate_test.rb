@@ -1,21 +1,24 @@
 # frozen_string_literal: true
 
-# Passes main, 9.4-fallback: verification runs on the RSA and EC engines, or on jruby-openssl's code without the library.
+# Passes main, 9.4-fallback: signatures run on the RSA and EC engines, or on jruby-openssl's code without the library.
 
 require_relative "../test_helper"
 require_relative "../support/mri_x509"
 require "json"
 require "openssl"
 
-# OpenSSL::X509::Certificate#verify through jruby-openssl's provider, so
-# RSA PKCS#1 v1.5 and ECDSA signatures run on fast_random's engines
-# (stock asks BouncyCastle's own provider, which no hook reaches). Checked
-# against MRI (its certificates verify here, ours there, every digest) and
-# against stock for every verdict and error: wrong keys, keys of the other
-# type, tampered signatures and TBS, a certificate changed after signing,
-# signature algorithms that disagree, parameters absent or odd, arguments
-# that are no key. The engines' stats prove who verified.
-class CertificateVerifyTest < Minitest::Test
+# OpenSSL::X509::Certificate#sign and #verify through jruby-openssl's
+# provider, so RSA PKCS#1 v1.5 and ECDSA signatures run on fast_random's
+# engines (stock signs through the JVM's providers and verifies through
+# BouncyCastle's own, which no hook reaches). Checked against MRI (its
+# certificates verify here, ours there, every digest), and against stock:
+# RSA certificates byte for byte, with extensions merged and critical, v1
+# and v3; every verdict and error (wrong keys, keys of the other type,
+# tampered signatures and TBS, a certificate changed after signing,
+# signature algorithms that disagree, parameters absent or odd, missing
+# fields, digests not taken, arguments that are no key). The engines'
+# stats prove who signed and verified.
+class CertificateTest < Minitest::Test
   Certificate = OpenSSL::X509::Certificate
 
   def self.reference
@@ -162,6 +165,105 @@ class CertificateVerifyTest < Minitest::Test
       tbs.value[2].value = [tbs.value[2].value[0], OpenSSL::ASN1::Null(nil)]
     end
     Certificate.new(OpenSSL::ASN1::Sequence([tbs, algorithm, signature]).to_der)
+  end
+
+  # A certificate to sign: +extensions+ as [name, value, critical].
+  def unsigned(key, serial: 1, version: 2, extensions: [])
+    cert = OpenSSL::X509::Certificate.new
+    cert.version = version
+    cert.serial = serial
+    cert.subject = cert.issuer = OpenSSL::X509::Name.parse("/CN=fast_random #{serial}/O=fast_random")
+    cert.public_key = key.is_a?(OpenSSL::PKey::RSA) ? key.public_key : public_half(key)
+    cert.not_before = Time.at(1_700_000_000)
+    cert.not_after = Time.at(1_900_000_000)
+    factory = OpenSSL::X509::ExtensionFactory.new(cert, cert)
+    extensions.each { |name, value, critical| cert.add_extension(factory.create_extension(name, value, critical)) }
+    cert
+  end
+
+  EXTENSIONS = [["basicConstraints", "CA:TRUE", true], ["keyUsage", "keyCertSign, cRLSign", true],
+                ["subjectKeyIdentifier", "hash", false], ["subjectAltName", "DNS:a.example", false],
+                ["subjectAltName", "DNS:b.example, IP:10.0.0.1", false], ["extendedKeyUsage", "serverAuth", false]].freeze
+
+  # RSA certificates signed here are stock's, byte for byte, for every
+  # digest (as a String or a Digest), v1 and v3, with extensions merged as
+  # jruby-openssl merges them; the engine signed them.
+  def test_rsa_certificates_are_stock_s_byte_for_byte
+    key = read_key(reference.first["pem"])
+    MriX509::DIGESTS.each do |digest|
+      [digest, digest.downcase, OpenSSL::Digest.new(digest)].each do |given|
+        [[0, []], [2, []], [2, EXTENSIONS]].each do |version, extensions|
+          mine = unsigned(key, version: version, extensions: extensions)
+          before = FastRandom::RSA.stats
+          mine.sign(key, given)
+          after = FastRandom::RSA.stats
+          theirs = unsigned(key, version: version, extensions: extensions)
+          stock { theirs.sign(key, given) }
+          label = "#{given.inspect} v#{version + 1} #{extensions.size} extensions"
+          assert_equal theirs.to_der, mine.to_der, label
+          assert_equal theirs.signature_algorithm, mine.signature_algorithm, label
+          assert mine.verify(key), label
+          engine = FastRandom::RSA.engine
+          assert_equal 1, after[engine][:private] - before[engine][:private], "#{label}: signed on #{engine}" unless engine == :java
+        end
+      end
+    end
+  end
+
+  # EC certificates (randomized signatures): the same TBS as stock's, and
+  # they verify here, in stock and in MRI; P-256 and P-521 signed on the engine.
+  def test_ec_certificates_match_stock_s_and_verify_everywhere
+    checks = reference.drop(1).flat_map do |entry|
+      key = read_key(entry["pem"])
+      MriX509::DIGESTS.map do |digest|
+        mine = unsigned(key, extensions: EXTENSIONS)
+        before = FastRandom::EC.stats[:openssl][:sign]
+        mine.sign(key, digest)
+        signed_here = FastRandom::EC.stats[:openssl][:sign] - before
+        theirs = unsigned(key, extensions: EXTENSIONS)
+        stock { theirs.sign(key, digest) }
+        label = "#{entry["label"]} #{digest}"
+        assert_equal OpenSSL::ASN1.decode(theirs.to_der).value[0].to_der, OpenSSL::ASN1.decode(mine.to_der).value[0].to_der, label
+        assert_equal theirs.signature_algorithm, mine.signature_algorithm, label
+        assert stock { mine.verify(public_half(key)) }, "#{label}: stock verifies it"
+        assert mine.verify(public_half(key)), label
+        assert_equal(native? && entry["label"] != "P-384" ? 1 : 0, signed_here, "#{label}: on the engine")
+        { "certificate" => mine.to_pem, "public_pem" => public_half(key).to_pem }
+      end
+    end
+    assert_equal [true] * checks.size, MriX509.run("verify", JSON.generate(checks))
+  end
+
+  # Whatever sign does not take, and every error, is stock's.
+  def test_sign_odd_cases_answer_as_stock
+    rsa = read_key(reference.first["pem"])
+    ec = read_key(reference[1]["pem"])
+    no_issuer = -> { unsigned(rsa).tap { |c| c.issuer = OpenSSL::X509::Name.new } }
+    cases = {
+      "MD5" => -> { unsigned(rsa).sign(rsa, "MD5") },
+      "SHA3-256" => -> { unsigned(rsa).sign(rsa, "SHA3-256") },
+      "DSS1" => -> { unsigned(rsa).sign(rsa, "DSS1") },
+      "unknown digest" => -> { unsigned(rsa).sign(rsa, "NOPE") },
+      "nil digest" => -> { unsigned(rsa).sign(rsa, nil) },
+      "a public key" => -> { unsigned(rsa).sign(rsa.public_key, "SHA256") },
+      "not a key" => -> { unsigned(rsa).sign("key", "SHA256") },
+      "nil key" => -> { unsigned(rsa).sign(nil, "SHA256") },
+      "one argument" => -> { unsigned(rsa).sign(rsa) },
+      "no public key" => -> { OpenSSL::X509::Certificate.new.tap { |c| c.serial = 1 }.sign(rsa, "SHA256") },
+      "empty issuer" => -> { no_issuer.call.sign(rsa, "SHA256") },
+      "EC key, RSA certificate" => -> { unsigned(rsa).sign(ec, "SHA256").verify(ec) },
+    }
+    cases.each do |label, call|
+      theirs = stock { outcome { der_or_value(call.call) } }
+      assert_equal theirs, outcome { der_or_value(call.call) }, label
+    end
+  end
+
+  # A certificate's DER where signing is deterministic (RSA), else its class and algorithm.
+  def der_or_value(value)
+    return value unless value.is_a?(Certificate)
+
+    value.signature_algorithm.include?("RSA") ? value.to_der : [value.class, value.signature_algorithm]
   end
 
   # Verification leaves the engines for stock's code when RSA and EC are uninstalled.
