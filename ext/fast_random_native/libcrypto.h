@@ -6,7 +6,7 @@
  * :openssl engines need libssl3. The few types and constants we use are
  * declared here, from OpenSSL 3.0's public headers.
  *
- * Used by everything that calls OpenSSL (libcrypto_rsa.c, ec_key.c, eddsa_key.c, rsa_crt.c,
+ * Used by everything that calls OpenSSL (libcrypto_rsa.c, ec_key.c, eddsa_key.c, xdh_key.c, rsa_crt.c,
  * rsa_blinding.c, modexp_ifma.c, jni_helpers.c); libcrypto.c opens it.
  */
 #ifndef FAST_RANDOM_LIBCRYPTO_H
@@ -39,6 +39,8 @@ typedef struct engine_st ENGINE;           /* an OpenSSL ENGINE (never used: NUL
 #define OPENSSL_VERSION 0           /* OpenSSL_version: the version text */
 #define EVP_PKEY_ED25519 1087       /* NID_ED25519: an Ed25519 key (RFC 8032) */
 #define EVP_PKEY_ED448 1088         /* NID_ED448: an Ed448 key (RFC 8032) */
+#define EVP_PKEY_X25519 1034        /* NID_X25519: an X25519 key (RFC 7748) */
+#define EVP_PKEY_X448 1035          /* NID_X448: an X448 key (RFC 7748) */
 
 /* The largest RSA modulus, in bytes: OPENSSL_RSA_MAX_MODULUS_BITS (libcrypto refuses larger keys anyway). */
 #define MAX_MODULUS_BYTES (16384 / 8)
@@ -159,6 +161,11 @@ typedef struct engine_st ENGINE;           /* an OpenSSL ENGINE (never used: NUL
     X(EVP_PKEY *, EVP_PKEY_new_raw_public_key, (int type, ENGINE *e, const unsigned char *pub, size_t len)) \
     X(int, EVP_PKEY_get_raw_public_key, (const EVP_PKEY *pkey, unsigned char *pub, size_t *len)) \
     X(void, EVP_PKEY_free, (EVP_PKEY *pkey)) \
+    X(EVP_PKEY_CTX *, EVP_PKEY_CTX_new, (EVP_PKEY *pkey, ENGINE *e)) \
+    X(void, EVP_PKEY_CTX_free, (EVP_PKEY_CTX *ctx)) \
+    X(int, EVP_PKEY_derive_init, (EVP_PKEY_CTX *ctx)) \
+    X(int, EVP_PKEY_derive_set_peer, (EVP_PKEY_CTX *ctx, EVP_PKEY *peer)) \
+    X(int, EVP_PKEY_derive, (EVP_PKEY_CTX *ctx, unsigned char *key, size_t *keylen)) \
     X(EVP_MD_CTX *, EVP_MD_CTX_new, (void)) \
     X(void, EVP_MD_CTX_free, (EVP_MD_CTX *ctx)) \
     X(int, EVP_DigestSignInit, (EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *type, ENGINE *e, EVP_PKEY *pkey)) \

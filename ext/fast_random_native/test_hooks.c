@@ -87,6 +87,14 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectEdDsaFailures0(
     test_fault_set(FAULT_EDDSA, count);
 }
 
+/* Tests: the next count X25519/X448 generations or agreements fail, as when OpenSSL runs out of memory. */
+JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectXdhFailures0(JNIEnv *env, jclass cls, jint count)
+{
+    (void) env;
+    (void) cls;
+    test_fault_set(FAULT_XDH, count);
+}
+
 static int table_after_override = -1; /* atomic; -1 the defaults, 0 never, n after n verifications */
 
 int test_table_after(int after)

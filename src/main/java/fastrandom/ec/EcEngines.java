@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 import fastrandom.jni.EdDsaKey;
+import fastrandom.jni.XdhKey;
 import fastrandom.support.Diagnostics;
 import fastrandom.support.EngineRegistry;
 
@@ -26,10 +27,11 @@ public final class EcEngines {
     private static final String JAVA_CODE = "Java code: jruby-openssl's, or the next JCA provider for the JVM-wide one";
     private static final Set<EcCurve> PASSED = EnumSet.noneOf(EcCurve.class); // written once, by the self-test
     private static final Set<EdDsaKey.Type> EDDSA_PASSED = EnumSet.noneOf(EdDsaKey.Type.class); // the same
+    private static final Set<XdhKey.Type> XDH_PASSED = EnumSet.noneOf(XdhKey.Type.class); // the same
 
     /** Selection by name, the default choice, and why an engine cannot run ({@code FastRandom::EC.engine=}, ...). */
     public static final EngineRegistry<OpenSslEcEngine> ENGINES = new EngineRegistry<OpenSslEcEngine>("EC", JAVA_CODE)
-            .candidate(OpenSslEcEngine.NAME, EcEngines::selfTest, () -> new OpenSslEcEngine(PASSED, EDDSA_PASSED));
+            .candidate(OpenSslEcEngine.NAME, EcEngines::selfTest, () -> new OpenSslEcEngine(PASSED, EDDSA_PASSED, XDH_PASSED));
 
     private EcEngines() {}
 
@@ -68,15 +70,20 @@ public final class EcEngines {
         }
         String failed = "OpenSSL EC self-test: " + String.join("; ", failures);
         if (PASSED.isEmpty()) return failed;
-        List<String> eddsaFailures = new ArrayList<>();
+        List<String> otherFailures = new ArrayList<>();
         for (EdDsaKey.Type type : EdDsaKey.Type.values()) {
             String why = EcKnownAnswerTest.eddsa(type);
             if (why == null) EDDSA_PASSED.add(type);
-            else eddsaFailures.add(type + ": " + why);
+            else otherFailures.add(type + ": " + why);
         }
-        if (!eddsaFailures.isEmpty()) {
-            Diagnostics.warnOnce("the openssl EC engine leaves out the EdDSA curves that failed its self-test; their keys run on "
-                    + JAVA_CODE + " (OpenSSL EdDSA self-test: " + String.join("; ", eddsaFailures) + ")");
+        for (XdhKey.Type type : XdhKey.Type.values()) {
+            String why = EcKnownAnswerTest.xdh(type);
+            if (why == null) XDH_PASSED.add(type);
+            else otherFailures.add(type + ": " + why);
+        }
+        if (!otherFailures.isEmpty()) {
+            Diagnostics.warnOnce("the openssl EC engine leaves out the EdDSA and XDH curves that failed its self-test; their keys run on "
+                    + JAVA_CODE + " (OpenSSL self-test: " + String.join("; ", otherFailures) + ")");
         }
         if (!failures.isEmpty()) {
             Diagnostics.warnOnce("the openssl EC engine leaves out the curves that failed its self-test; keys on them run on "

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import fastrandom.jni.EcKey;
 import fastrandom.jni.EdDsaKey;
+import fastrandom.jni.XdhKey;
 
 /**
  * The known-answer test the EC engine must pass before it is used, on every
@@ -216,6 +217,42 @@ public final class EcKnownAnswerTest {
         } finally {
             if (key != null) key.close();
             if (publicKey != null) publicKey.close();
+        }
+    }
+
+    /** RFC 7748's section 6 vectors: Alice's scalar, Bob's scalar, Bob's public u, the shared secret (hex). */
+    private static final String[][] XDH_VECTORS = {
+        {"77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a",
+         "5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb",
+         "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f",
+         "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"},
+        {"9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28dd9c9baf574a9419744897391006382a6f127ab1d9ac2d8c0a598726b",
+         "1c306a7ac2a0e2e0990b294470cba339e6453772b075811d8fad0d1d6927c120bb5ee8972b0d3e21374c9c921b09d1b0366f10b65173992d",
+         "3eb7a829b0cd20f5bcfc0b599b6feccf6da4627107bdb0d4f345b43027d8b972fc3e34fb4232a13ca706dcb57aec3dae07bdc1c67bf33609",
+         "07fff4181ac6cc95ec1c16a94a0f74d12da232ce40a77552281d282bb60c0b56fd2464c335543936521c24403085d59a449a5037514a879d"},
+    };
+
+    /**
+     * XDH's known-answer test (RFC 7748's vector of the curve): Bob's public
+     * u-coordinate computed from his scalar, and the secret both ways. Null
+     * when it passes, else why not.
+     */
+    static String xdh(XdhKey.Type type) {
+        String[] v = XDH_VECTORS[type.ordinal()];
+        XdhKey alice = null;
+        XdhKey bob = null;
+        try {
+            alice = XdhKey.newPrivateKey(type, bytes(v[0]));
+            bob = XdhKey.newPrivateKey(type, bytes(v[1]));
+            if (!Arrays.equals(bob.publicKey(), bytes(v[2]))) return "wrong public key";
+            if (!Arrays.equals(alice.derive(bob.publicKey()), bytes(v[3]))) return "wrong shared secret";
+            if (!Arrays.equals(bob.derive(alice.publicKey()), bytes(v[3]))) return "wrong shared secret (the other way)";
+            return null;
+        } catch (RuntimeException | LinkageError e) {
+            return "failed: " + e;
+        } finally {
+            if (alice != null) alice.close();
+            if (bob != null) bob.close();
         }
     }
 

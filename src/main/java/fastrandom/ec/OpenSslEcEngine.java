@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 import fastrandom.support.KeyCache;
 import fastrandom.jni.EcKey;
 import fastrandom.jni.EdDsaKey;
+import fastrandom.jni.XdhKey;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibCryptoException;
 
@@ -39,17 +40,72 @@ public final class OpenSslEcEngine {
 
     private final Set<EcCurve> served; // the curves that passed the known-answer test
     private final Set<EdDsaKey.Type> servedEdDsa; // the EdDSA curves that passed theirs
+    private final Set<XdhKey.Type> servedXdh; // the XDH curves that passed theirs
     private final KeyCache<EcKey> privateKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
     private final KeyCache<EcKey> publicKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
     private final KeyCache<EdDsaKey> eddsaKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EdDsaKey::close, k -> !k.isClosed());
+    private final KeyCache<XdhKey> xdhKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, XdhKey::close, k -> !k.isClosed());
     /** EdDSA keys are matched on identity alone: their Java objects (BouncyCastle's, the JDK's) never change. */
     private static final BigInteger[] NO_VALUES = {};
 
     /** The engine for the curves that passed the known-answer test ({@link #selfTest()}). */
-    OpenSslEcEngine(Set<EcCurve> served, Set<EdDsaKey.Type> servedEdDsa) {
+    OpenSslEcEngine(Set<EcCurve> served, Set<EdDsaKey.Type> servedEdDsa, Set<XdhKey.Type> servedXdh) {
         this.served = Collections.unmodifiableSet(served.isEmpty() ? EnumSet.noneOf(EcCurve.class) : EnumSet.copyOf(served));
         this.servedEdDsa = Collections.unmodifiableSet(servedEdDsa.isEmpty() ? EnumSet.noneOf(EdDsaKey.Type.class)
                 : EnumSet.copyOf(servedEdDsa));
+        this.servedXdh = Collections.unmodifiableSet(servedXdh.isEmpty() ? EnumSet.noneOf(XdhKey.Type.class) : EnumSet.copyOf(servedXdh));
+    }
+
+    /** Whether XDH keys of {@code type} run here: RFC 7748's vector passed at the self-test. */
+    public boolean serves(XdhKey.Type type) {
+        return type != null && servedXdh.contains(type);
+    }
+
+    /** Builds the Java keys of an XDH key from its raw scalar and public u-coordinate. */
+    public interface XdhKeyPairMaker {
+        KeyPair make(byte[] scalar, byte[] publicKey);
+    }
+
+    /**
+     * The key pair of the XDH private scalar {@code scalar} (drawn by the
+     * caller), its public u-coordinate computed by OpenSSL, its Java keys
+     * built by {@code maker}; the native key stays cached against the
+     * private key for its agreement (an ephemeral key's one use, which
+     * would otherwise compute the public point again). Throws
+     * {@link EcEngineException} when the engine fails.
+     */
+    public KeyPair generateXdh(XdhKey.Type type, byte[] scalar, XdhKeyPairMaker maker) {
+        XdhKey key;
+        try {
+            key = XdhKey.newPrivateKey(type, scalar);
+        } catch (LibCryptoException e) {
+            throw new EcEngineException(e.getMessage(), e);
+        }
+        boolean cached = false;
+        try {
+            KeyPair pair = maker.make(scalar, key.publicKey());
+            cached = xdhKeys.get(pair.getPrivate(), NO_VALUES, () -> key) == key;
+            return pair;
+        } finally {
+            if (!cached) key.close();
+        }
+    }
+
+    /**
+     * The XDH shared secret of the private key {@code key} (whose raw scalar
+     * {@code scalar} gives, when its native key is first built) with the
+     * peer's public u-coordinate. Throws {@link EcEngineException} when
+     * OpenSSL refuses it (all zeros: a peer of small order) or fails.
+     */
+    public byte[] deriveXdh(Object key, XdhKey.Type type, Supplier<byte[]> scalar, byte[] peer) {
+        return withKey(xdhKeys, key, NO_VALUES, () -> {
+            byte[] secret = scalar.get();
+            try {
+                return XdhKey.newPrivateKey(type, secret);
+            } finally {
+                java.util.Arrays.fill(secret, (byte) 0);
+            }
+        }, native_ -> native_.derive(peer), XdhKey::close);
     }
 
     /** Whether EdDSA keys of {@code type} run here: RFC 8032's vector passed at the self-test. */
@@ -189,9 +245,9 @@ public final class OpenSslEcEngine {
         return privateKeys.peek(key, new BigInteger[] {key.getS(), curve.order()}) != null;
     }
 
-    /** The native key caches (for diagnostics and tests): [private, public, EdDSA]. */
+    /** The native key caches (for diagnostics and tests): [private, public, EdDSA, XDH]. */
     public KeyCache<?>[] caches() {
-        return new KeyCache<?>[] {privateKeys, publicKeys, eddsaKeys};
+        return new KeyCache<?>[] {privateKeys, publicKeys, eddsaKeys, xdhKeys};
     }
 
     /** Frees every cached native key now. */
@@ -199,6 +255,7 @@ public final class OpenSslEcEngine {
         privateKeys.clear();
         publicKeys.clear();
         eddsaKeys.clear();
+        xdhKeys.clear();
     }
 
     /**

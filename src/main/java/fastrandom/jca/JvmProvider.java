@@ -77,6 +77,7 @@ public final class JvmProvider {
 
     private static final String RSA_KEYS = "java.security.interfaces.RSAPublicKey|java.security.interfaces.RSAPrivateKey";
     private static final String EC_KEYS = "java.security.interfaces.ECPublicKey|java.security.interfaces.ECPrivateKey";
+    private static final String XDH_KEYS = "java.security.interfaces.XECPublicKey|java.security.interfaces.XECPrivateKey";
 
     /** The provider this class loader put in the JVM's list, while it is there as far as we know; or null. */
     private static Installed current; // guarded by JvmProvider.class
@@ -286,6 +287,17 @@ public final class JvmProvider {
             service("KeyAgreement", "ECDH", attributes("SupportedKeyClasses", EC_KEYS),
                     () -> EcServices.jvmKeyAgreement(() -> NextProvider.after(shell, "KeyAgreement", "ECDH")),
                     Collections.emptyList());
+            xdh("XDH");
+            xdh("X25519", "1.3.101.110");
+            xdh("X448", "1.3.101.111");
+        }
+
+        /** X25519/X448 key generation and agreement (the JDK's XDH key classes: Java 11 and later). */
+        private void xdh(String name, String... oids) {
+            BiFunction<String, String, Provider> next = (type, algorithm) -> NextProvider.after(shell, type, algorithm);
+            service("KeyPairGenerator", name, Collections.emptyMap(), () -> EcServices.jvmXdhKeyPairGenerator(name, next), withOid(oids));
+            service("KeyAgreement", name, attributes("SupportedKeyClasses", XDH_KEYS),
+                    () -> EcServices.jvmXdh(name, () -> NextProvider.after(shell, "KeyAgreement", name)), withOid(oids));
         }
 
         @Override

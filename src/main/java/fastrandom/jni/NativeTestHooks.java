@@ -18,6 +18,7 @@ public final class NativeTestHooks {
     private static native void injectTableVerifyFailures0(int count);
     private static native void injectGenerateFailures0(int count);
     private static native void injectEdDsaFailures0(int count);
+    private static native void injectXdhFailures0(int count);
     private static native void ecWrongAnswers0(int nid);
     private static native void pretendOpenSslVersion0(long version);
 
@@ -77,6 +78,12 @@ public final class NativeTestHooks {
     public static void injectEdDsaFailures(int count) {
         requirePresent();
         injectEdDsaFailures0(count);
+    }
+
+    /** The next {@code count} X25519/X448 generations or agreements fail, as when OpenSSL runs out of memory (0 stops it). */
+    public static void injectXdhFailures(int count) {
+        requirePresent();
+        injectXdhFailures0(count);
     }
 
     /**

@@ -5,6 +5,7 @@ import java.security.Provider;
 import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 import fastrandom.ec.EcCurve;
@@ -77,6 +78,16 @@ public final class EcServices {
     /** The JVM-wide provider's ECDSA signature with {@code hash} (null: NONEwithECDSA), falling back on {@code next}. */
     public static Object jvmSignature(String algorithm, LibCrypto.Hash hash, Supplier<Provider> next) {
         return new EngineEcdsaSignature(next, curve -> true, algorithm, hash, true);
+    }
+
+    /** The JVM-wide provider's X25519/X448 key pair generator ({@code algorithm}: XDH, X25519 or X448), falling back on {@code next}. */
+    public static Object jvmXdhKeyPairGenerator(String algorithm, BiFunction<String, String, Provider> next) {
+        return new EngineXdhKeyPairGenerator(algorithm, next);
+    }
+
+    /** The JVM-wide provider's X25519/X448 key agreement ({@code algorithm}: XDH, X25519 or X448), falling back on {@code next}. */
+    public static Object jvmXdh(String algorithm, Supplier<Provider> next) {
+        return new EngineXdh(algorithm, next);
     }
 
     /** The JVM-wide provider's ECDH, falling back on {@code next}. */
