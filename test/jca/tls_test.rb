@@ -148,6 +148,7 @@ class JcaTlsTest < Minitest::Test
 
   def test_openssl_and_mri_clients_complete_handshakes_with_a_jruby_server
     %w[rsa-server ec-server].each do |cert|
+      derivations = FastRandom::EC.stats[:openssl][:derive]
       operations, = counting_native do
         jruby_server(cert) do |port|
           VERSIONS.each do |version|
@@ -161,6 +162,10 @@ class JcaTlsTest < Minitest::Test
         end
       end
       assert_ran_natively(operations, "#{cert}'s handshakes")
+      # Both clients offer an X25519 key share first: JSSE's agreement is the provider's XDH.
+      derived = FastRandom::EC.stats[:openssl][:derive] - derivations
+      assert_operator derived, :>=, (self.class.native? ? 2 * VERSIONS.size : 0), "#{cert}: X25519 agreements on the engine"
+      assert_equal 0, derived, "#{cert}: libcrypto is unavailable in this pass" unless self.class.native?
     end
   end
 
