@@ -117,7 +117,7 @@ public final class JRubyOpenSslProvider extends Provider {
                 if (("Signature".equals(type) || "KeyAgreement".equals(type)) && bc != null) {
                     factory = EcServices.service(type, bc.getClassName(), bouncyCastle, bc.getAlgorithm());
                 } else if ("KeyPairGenerator".equals(type) && bc != null && "EC".equals(bc.getAlgorithm())) {
-                    factory = EcServices.keyPairGenerator(() -> bouncyCastleGenerator(bc), GeneratorSecureRandom.OPENSSL);
+                    factory = EcServices.keyPairGenerator(() -> bouncyCastleGenerator(bc), bouncyCastle, GeneratorSecureRandom.OPENSSL);
                 }
                 source = EcServices.class.getName();
                 break;

@@ -287,6 +287,8 @@ public final class JvmProvider {
             service("KeyAgreement", "ECDH", attributes("SupportedKeyClasses", EC_KEYS),
                     () -> EcServices.jvmKeyAgreement(() -> NextProvider.after(shell, "KeyAgreement", "ECDH")),
                     Collections.emptyList());
+            service("KeyPairGenerator", "EC", Collections.emptyMap(), () -> EcServices.jvmKeyPairGenerator(next),
+                    withOid("1.2.840.10045.2.1", "EllipticCurve"));
             xdh("XDH");
             xdh("X25519", "1.3.101.110");
             xdh("X448", "1.3.101.111");

@@ -29,13 +29,13 @@ import fastrandom.ec.EcCurve;
  * its generator does (by name: OIDs and names with a space, which it
  * resolves otherwise, stay on BouncyCastle's generator).
  */
-final class BouncyCastleEcKeys {
+final class BouncyCastleEcKeys implements EngineEcKeyPairGenerator.CurveKeys {
     /** The algorithm BouncyCastle's EC generator names its keys with. */
     private static final String ALGORITHM = "EC";
     /** Names looked up, resolved or not (the names BouncyCastle knows are a few dozen). */
     private static final ConcurrentMap<String, Optional<BouncyCastleEcKeys>> NAMED = new ConcurrentHashMap<>();
 
-    final EcCurve curve;
+    private final EcCurve curve;
     private final ECParameterSpec spec;
     private final ECDomainParameters domain;
 
@@ -69,11 +69,28 @@ final class BouncyCastleEcKeys {
         return curve == null ? null : new BouncyCastleEcKeys(curve, spec, new ECDomainParameters(x9.getCurve(), x9.getG(), x9.getN(), x9.getH()));
     }
 
+    @Override
+    public EcCurve curve() {
+        return curve;
+    }
+
+    /**
+     * For jruby-openssl's generator: the keys on the curve an
+     * {@link java.security.spec.ECGenParameterSpec} names, when the engine
+     * takes that curve from BouncyCastle; else null.
+     */
+    static BouncyCastleEcKeys resolve(java.security.spec.AlgorithmParameterSpec params) {
+        BouncyCastleEcKeys keys = params instanceof java.security.spec.ECGenParameterSpec
+                ? named(((java.security.spec.ECGenParameterSpec) params).getName()) : null;
+        return keys != null && keys.curve.beatsBouncyCastle() ? keys : null;
+    }
+
     /**
      * The key pair with private value d and public point (x, y), which must
      * lie on the curve (BouncyCastle checks it: IllegalArgumentException).
      */
-    KeyPair keyPair(BigInteger d, BigInteger x, BigInteger y) {
+    @Override
+    public KeyPair keyPair(BigInteger d, BigInteger x, BigInteger y) {
         ECPublicKeyParameters publicValues = new ECPublicKeyParameters(domain.getCurve().createPoint(x, y), domain);
         BCECPublicKey publicKey = new BCECPublicKey(ALGORITHM, publicValues, spec, BouncyCastleProvider.CONFIGURATION);
         ECPrivateKeyParameters privateValues = new ECPrivateKeyParameters(d, domain);

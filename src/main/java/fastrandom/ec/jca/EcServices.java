@@ -71,8 +71,20 @@ public final class EcServices {
      * takes the curve, else {@code bouncyCastle}'s (made when first needed),
      * drawing from {@code random} whatever random source the caller gives.
      */
-    public static Supplier<Object> keyPairGenerator(Supplier<KeyPairGenerator> bouncyCastle, SecureRandom random) {
-        return () -> new EngineEcKeyPairGenerator(bouncyCastle, random);
+    public static Supplier<Object> keyPairGenerator(Supplier<KeyPairGenerator> bouncyCastle, Provider provider, SecureRandom random) {
+        return () -> new EngineEcKeyPairGenerator(bouncyCastle, random, BouncyCastleEcKeys::resolve, false, () -> provider);
+    }
+
+    /** The JVM-wide provider's EC key pair generator: OpenSSL's for P-256 and P-521, else the next provider's. */
+    public static Object jvmKeyPairGenerator(BiFunction<String, String, Provider> next) {
+        Supplier<Provider> nextGenerator = () -> next.apply("KeyPairGenerator", "EC");
+        return new EngineEcKeyPairGenerator(() -> {
+            try {
+                return KeyPairGenerator.getInstance("EC", nextGenerator.get());
+            } catch (java.security.NoSuchAlgorithmException | RuntimeException e) {
+                throw new java.security.ProviderException("no other provider has EC key pairs", e);
+            }
+        }, null, params -> JdkEcKeys.resolve(params, next), true, nextGenerator);
     }
 
     /** The JVM-wide provider's ECDSA signature with {@code hash} (null: NONEwithECDSA), falling back on {@code next}. */

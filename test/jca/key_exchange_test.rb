@@ -1,18 +1,19 @@
 # frozen_string_literal: true
 
-# Passes main, 9.4-fallback: X25519 and X448 run on libcrypto, or on the JDK's SunEC without the library.
+# Passes main, 9.4-fallback: EC and XDH keys and X25519/X448 agreements run on libcrypto, or on the JDK's SunEC without the library.
 
 require_relative "../test_helper"
 require_relative "../support/fail_over"
 require_relative "../support/jca_provider"
 
-# The JVM-wide provider's XDH (X25519, X448: JSSE's TLS 1.3 key shares)
-# against the JDK's SunEC: RFC 7748's vectors, secrets agreed both ways
-# with SunEC's keys, the keys SunEC's own classes and encodings, every
-# call sequence and odd input answered as SunEC answers it (a peer of
-# small order, the wrong curve, two phases, secrets asked twice, sizes and
-# names), and a failing native call served by SunEC with one warning.
-class JcaXdhTest < Minitest::Test
+# The JVM-wide provider's key exchange (JSSE's TLS 1.3 key shares: EC key
+# generation, X25519 and X448) against the JDK's SunEC: RFC 7748's
+# vectors, secrets agreed both ways with SunEC's keys, the keys SunEC's own
+# classes and encodings, every call sequence and odd input answered as
+# SunEC answers it (a peer of small order, the wrong curve, two phases,
+# secrets asked twice, sizes and names, unknown curves), and a failing
+# native call served by SunEC with one warning.
+class JcaKeyExchangeTest < Minitest::Test
   include JcaProvider
   include FailOver::Assertions
 
@@ -140,6 +141,51 @@ class JcaXdhTest < Minitest::Test
         e.class.name.split("::").last
       end
       assert_equal outcomes[1], outcomes[0], "X25519 generator, initialize(#{size})"
+    end
+  end
+
+  def generate_ec(provider, parameter)
+    generator = provider ? KeyPairGenerator.getInstance("EC", provider) : KeyPairGenerator.getInstance("EC")
+    if parameter.is_a?(Integer)
+      generator.java_send(:initialize, [Java::int], parameter)
+    elsif parameter
+      generator.java_send(:initialize, [java.security.spec.AlgorithmParameterSpec], parameter)
+    end
+    [generator.getProvider.getName, generator.generateKeyPair]
+  end
+
+  # EC keys from the provider's generator: P-256 and P-521 on the engine,
+  # SunEC's classes, parameters and encodings, agreeing with SunEC's keys
+  # by ECDH both ways; P-384 and the rest SunEC's own keys; odd parameters
+  # answered as SunEC answers them.
+  def test_ec_key_generation
+    FastRandom::EC.engine # chosen: generation does not wait for the choice
+    spec = ->(name) { java.security.spec.ECGenParameterSpec.new(name) }
+    { "secp256r1" => true, "secp521r1" => true, "secp384r1" => false }.each do |name, native|
+      before = FastRandom::EC.stats
+      provider, ours = generate_ec(nil, spec.(name))
+      after = FastRandom::EC.stats
+      _, theirs = generate_ec("SunEC", spec.(name))
+      assert_equal "FastRandom", provider
+      on_engine = native && self.class.native?
+      assert_equal [on_engine ? 1 : 0, on_engine ? 0 : 1],
+                   [after[:openssl][:generate] - before[:openssl][:generate], after[:java][:generate] - before[:java][:generate]], name
+      assert_equal theirs.getPrivate.java_class, ours.getPrivate.java_class, name
+      assert_equal theirs.getPublic.getParams.toString, ours.getPublic.getParams.toString, name
+      assert_equal theirs.getPublic.getEncoded.length, ours.getPublic.getEncoded.length, name
+      assert_equal theirs.getPrivate.getEncoded.length, ours.getPrivate.getEncoded.length, name
+      mine, = agree(nil, ours.getPrivate, theirs.getPublic, "ECDH")
+      yours, = agree("SunEC", theirs.getPrivate, ours.getPublic, "ECDH")
+      assert_equal yours, mine, name
+    end
+    [spec.("no-such-curve"), spec.("prime256v1"), 1, 256, nil].each do |parameter|
+      outcomes = [nil, "SunEC"].map do |provider|
+        _, pair = generate_ec(provider, parameter)
+        pair.getPublic.getParams.getOrder.bit_length
+      rescue Java::JavaLang::Exception => e
+        e.class.name.split("::").last
+      end
+      assert_equal outcomes[1], outcomes[0], parameter.inspect
     end
   end
 
