@@ -153,8 +153,8 @@ data = {
   end,
   "workloads" => {},
 }
-Bench::RSAKeys.generate if (options[:only] & %w[rsa rsa_threads x509]).any?
-Bench::ECKeys.generate if (options[:only] & %w[ec ec_threads x509]).any?
+Bench::RSAKeys.generate if (options[:only] & %w[rsa rsa_threads keys x509]).any?
+Bench::ECKeys.generate if (options[:only] & %w[ec ec_threads keys x509]).any?
 Bench::TLSCerts.generate if options[:only].include?("tls")
 
 started = clock

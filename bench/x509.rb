@@ -2,8 +2,9 @@
 
 # OpenSSL::X509::Certificate#sign (SHA-256) with an RSA-2048 and a P-256 key
 # (the benchmark keys): the same certificate signed again and again. On
-# JRuby, jruby-openssl signs through the JVM's providers, so fast_random
-# changes it only with its JVM-wide provider (FAST_RANDOM_JCA=1).
+# JRuby, jruby-openssl signs through the JVM's providers; fast_random's
+# Certificate#sign signs through its engines, and its JVM-wide provider
+# (FAST_RANDOM_JCA=1) serves the JVM's providers too.
 #   ruby bench/x509.rb
 #   BENCH_VARIANT=fast_random FAST_RANDOM_JCA=1 bin/jruby bench/x509.rb
 require_relative "support/harness"

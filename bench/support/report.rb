@@ -76,7 +76,7 @@ module Bench
         (section("crypto_threads", threads_intro) { |notes| threads_table(notes, "crypto_threads") } if ran?("crypto_threads")),
         (section("uuid_jvm", [jvm_intro, *threads_intro]) { |notes| threads_table(notes, "uuid_jvm") } if ran?("uuid_jvm")),
         (section("tls", [tls_intro]) { |notes| calls_table("tls", notes) } if ran?("tls")),
-        (section("x509", [jvm_intro]) { |notes| calls_table("x509", notes) } if ran?("x509")),
+        (section("x509", [x509_intro]) { |notes| calls_table("x509", notes) } if ran?("x509")),
         ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
         ["Targets (bench/targets.yml)", [], Targets.new(@results).table, []],
       ].compact
@@ -296,6 +296,11 @@ module Bench
     def jvm_intro
       "The JVM's own randomness and signatures. \"JCA provider\" is fast_random with its JVM-wide " \
         "provider installed (FAST_RANDOM_JCA=1); without it, fast_random leaves them to the JDK."
+    end
+
+    def x509_intro
+      "jruby-openssl signs certificates through the JVM's providers; fast_random's Certificate#sign signs through " \
+        "its engines. \"JCA provider\" is fast_random with its JVM-wide provider installed (FAST_RANDOM_JCA=1) as well."
     end
 
     def tls_intro
