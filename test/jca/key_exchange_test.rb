@@ -112,6 +112,12 @@ class JcaKeyExchangeTest < Minitest::Test
       outcome.() { agreement.doPhase(peer, false) },
       outcome.() { agreement.init(mine) },
       outcome.() { agreement.doPhase(peer, true) },
+      outcome.() { agreement.doPhase(peer, true) }, # twice: the phase is executed
+      outcome.() { agreement.generateSecret(Java::byte[size - 1].new, 0) }, # too short: kept
+      outcome.() { agreement.generateSecret(Java::byte[size + 2].new, 3) }, # too short from the offset
+      outcome.() { agreement.generateSecret(Java::byte[size + 2].new, 2) },
+      outcome.() { agreement.init(peer) }, # a public key: refused, the agreement kept
+      outcome.() { agreement.doPhase(peer, true) },
       outcome.() { agreement.generateSecret },
       outcome.() { agreement.generateSecret }, # again, without doPhase
       outcome.() { agreement.doPhase(peer, true) },
@@ -134,6 +140,14 @@ class JcaKeyExchangeTest < Minitest::Test
       assert_equal script("SunEC", curve), script(nil, curve), curve
     end
     generator = ->(provider) { provider ? KeyPairGenerator.getInstance("X25519", provider) : KeyPairGenerator.getInstance("X25519") }
+    # A failed initialize leaves the generator as it was (here: X448). (Asked for by name: without one, the
+    # JCA itself moves a generator whose initialize failed over to the next provider's.)
+    %w[FastRandom SunEC].map do |provider|
+      named = KeyPairGenerator.getInstance("XDH", provider)
+      named.java_send(:initialize, [Java::int], 448)
+      (named.java_send(:initialize, [Java::int], 1024) rescue nil)
+      named.generateKeyPair.getPublic.getParams.getName
+    end.then { |ours, theirs| assert_equal theirs, ours, "XDH generator after a failed initialize" }
     [1024, 448, 255].each do |size|
       outcomes = [nil, "SunEC"].map do |provider|
         generator.(provider).tap { |g| g.java_send(:initialize, [Java::int], size) }.generateKeyPair.getPublic.getParams.getName

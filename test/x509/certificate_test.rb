@@ -140,6 +140,9 @@ class CertificateTest < Minitest::Test
       "tampered TBS" => -> { tampered(rsa_cert, :tbs).verify(rsa) },
       "outer algorithm differs" => -> { tampered(rsa_cert, :outer_sha1).verify(rsa) },
       "RSA parameters absent" => -> { tampered(rsa_cert, :absent_params).verify(rsa) },
+      "RSA parameters NULL outside, absent inside" => -> { tampered(rsa_cert, :absent_inside).verify(rsa) },
+      "RSA parameters absent outside, NULL inside" => -> { tampered(rsa_cert, :absent_outside).verify(rsa) },
+      "ECDSA with NULL parameters inside only" => -> { tampered(ec_cert, :null_inside).verify(ec) },
       "ECDSA with NULL parameters" => -> { tampered(ec_cert, :null_params).verify(ec) },
     }
     cases.each do |label, call|
@@ -160,6 +163,9 @@ class CertificateTest < Minitest::Test
     when :absent_params
       algorithm.value = [algorithm.value[0]]
       tbs.value[2].value = [tbs.value[2].value[0]]
+    when :absent_inside then tbs.value[2].value = [tbs.value[2].value[0]]
+    when :absent_outside then algorithm.value = [algorithm.value[0]]
+    when :null_inside then tbs.value[2].value = [tbs.value[2].value[0], OpenSSL::ASN1::Null(nil)]
     when :null_params
       algorithm.value = [algorithm.value[0], OpenSSL::ASN1::Null(nil)]
       tbs.value[2].value = [tbs.value[2].value[0], OpenSSL::ASN1::Null(nil)]

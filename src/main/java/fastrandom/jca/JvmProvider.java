@@ -289,9 +289,11 @@ public final class JvmProvider {
                     Collections.emptyList());
             service("KeyPairGenerator", "EC", Collections.emptyMap(), () -> EcServices.jvmKeyPairGenerator(next),
                     withOid("1.2.840.10045.2.1", "EllipticCurve"));
-            xdh("XDH");
-            xdh("X25519", "1.3.101.110");
-            xdh("X448", "1.3.101.111");
+            if (Security.getProviders("KeyFactory.XDH") != null) { // the JDK's XDH keys: Java 11 and later
+                xdh("XDH");
+                xdh("X25519", "1.3.101.110");
+                xdh("X448", "1.3.101.111");
+            }
         }
 
         /** X25519/X448 key generation and agreement (the JDK's XDH key classes: Java 11 and later). */

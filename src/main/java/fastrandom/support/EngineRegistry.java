@@ -113,7 +113,13 @@ public final class EngineRegistry<E> {
 
         @Override
         public void run() {
-            registry.chooseDefault();
+            try {
+                registry.chooseDefault();
+            } catch (Throwable e) { // an Error the self-test let out: say so, and let a later call try again
+                registry.choosing.set(false);
+                Diagnostics.warnOnce("choosing the " + registry.family + " engine failed: " + e);
+                if (e instanceof VirtualMachineError) throw (VirtualMachineError) e;
+            }
         }
     }
 

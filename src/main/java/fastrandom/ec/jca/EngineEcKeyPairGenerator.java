@@ -77,10 +77,10 @@ final class EngineEcKeyPairGenerator extends KeyPairGeneratorSpi {
 
     @Override
     public void initialize(int keySize, SecureRandom given) {
+        if (randomFor(given) == null) fallback().initialize(keySize);
+        else fallback().initialize(keySize, randomFor(given)); // its error leaves this generator as it was
         named = null;
         pending = null;
-        if (randomFor(given) == null) fallback().initialize(keySize);
-        else fallback().initialize(keySize, randomFor(given));
     }
 
     @Override
@@ -92,10 +92,10 @@ final class EngineEcKeyPairGenerator extends KeyPairGeneratorSpi {
             pendingRandom = given;
             return;
         }
+        if (randomFor(given) == null) fallback().initialize(params);
+        else fallback().initialize(params, randomFor(given)); // its error leaves this generator as it was
         named = null;
         pending = null;
-        if (randomFor(given) == null) fallback().initialize(params);
-        else fallback().initialize(params, randomFor(given));
     }
 
     @Override

@@ -55,14 +55,16 @@ final class EngineXdh extends KeyAgreementSpi {
 
     @Override
     protected void engineInit(Key key, SecureRandom random) throws InvalidKeyException {
-        forget();
         OpenSslEcEngine current = EcEngines.current();
         XdhKey.Type keyType = key instanceof PrivateKey ? XdhEncoding.typeOf(key) : null;
         if (current == null || keyType == null || !current.serves(keyType) || !("XDH".equals(algorithm) || keyType.name().equals(algorithm))) {
-            handedOver = nextAgreement();
-            handedOver.init(key, random);
+            KeyAgreement plain = nextAgreement();
+            plain.init(key, random); // its exception leaves this agreement as it was, as the JDK's does
+            forget();
+            handedOver = plain;
             return;
         }
+        forget();
         engine = current;
         privateKey = (PrivateKey) key;
         type = keyType;
@@ -75,17 +77,18 @@ final class EngineXdh extends KeyAgreementSpi {
             engineInit(key, random);
             return;
         }
+        KeyAgreement plain = nextAgreement();
+        plain.init(key, params, random);
         forget();
-        handedOver = nextAgreement();
-        handedOver.init(key, params, random);
+        handedOver = plain;
     }
 
     @Override
     protected Key engineDoPhase(Key key, boolean lastPhase) throws InvalidKeyException {
         if (handedOver != null) return handedOver.doPhase(key, lastPhase);
         if (privateKey == null) throw new IllegalStateException("Not initialized");
+        if (secret != null) throw new IllegalStateException("Phase already executed"); // the JDK's words
         if (!lastPhase || !(key instanceof PublicKey) || XdhEncoding.typeOf(key) != type) return viaNext().doPhase(key, lastPhase);
-        secret = null;
         peer = (PublicKey) key;
         try {
             secret = engine.deriveXdh(privateKey, type, () -> XdhEncoding.raw(privateKey, type), XdhEncoding.raw(key, type));
@@ -121,8 +124,8 @@ final class EngineXdh extends KeyAgreementSpi {
     protected int engineGenerateSecret(byte[] sharedSecret, int offset) throws IllegalStateException, ShortBufferException {
         if (handedOver != null) return handedOver.generateSecret(sharedSecret, offset);
         if (secret == null) throw new IllegalStateException("Not initialized correctly");
-        if (sharedSecret == null || offset < 0 || sharedSecret.length - offset < secret.length) {
-            throw new ShortBufferException("Need " + secret.length + " bytes for the secret");
+        if (sharedSecret.length - offset < secret.length) { // the JDK's check and words (a null array: its NullPointerException)
+            throw new ShortBufferException("Need " + secret.length + " bytes, only " + (sharedSecret.length - offset) + " available");
         }
         byte[] result = takeSecret();
         System.arraycopy(result, 0, sharedSecret, offset, result.length);

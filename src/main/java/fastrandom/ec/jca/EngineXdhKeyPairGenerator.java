@@ -50,7 +50,9 @@ final class EngineXdhKeyPairGenerator extends KeyPairGeneratorSpi {
     public void initialize(int keySize, SecureRandom random) {
         XdhKey.Type sized = keySize == 255 ? XdhKey.Type.X25519 : keySize == 448 ? XdhKey.Type.X448 : null;
         if (sized == null || !allows(sized)) {
-            handOver().initialize(keySize, random); // its error
+            KeyPairGenerator plain = nextGenerator();
+            plain.initialize(keySize, random); // its error leaves this generator as it was, as the JDK's does
+            handedOver = plain;
             return;
         }
         handedOver = null;
@@ -62,7 +64,9 @@ final class EngineXdhKeyPairGenerator extends KeyPairGeneratorSpi {
     public void initialize(AlgorithmParameterSpec params, SecureRandom random) throws InvalidAlgorithmParameterException {
         XdhKey.Type named = named(params);
         if (named == null || !allows(named)) {
-            handOver().initialize(params, random); // its error, or its keys
+            KeyPairGenerator plain = nextGenerator();
+            plain.initialize(params, random); // its error leaves this generator as it was, as the JDK's does
+            handedOver = plain;
             return;
         }
         handedOver = null;
@@ -127,11 +131,6 @@ final class EngineXdhKeyPairGenerator extends KeyPairGeneratorSpi {
         } catch (NoSuchAlgorithmException | InvalidKeySpecException | RuntimeException e) {
             throw new EcEngineException("the next provider's XDH KeyFactory: " + e, e);
         }
-    }
-
-    private KeyPairGenerator handOver() {
-        handedOver = nextGenerator();
-        return handedOver;
     }
 
     private KeyPairGenerator nextGenerator() {

@@ -18,7 +18,8 @@ import org.jruby.runtime.builtin.IRubyObject;
  * what jruby-openssl's do but for the JCA provider: the certificate and
  * whether it changed since it was signed, the builder of its
  * TBSCertificate and its extensions (each OID, encoding and criticality),
- * the signature algorithm's name, and a digest's names. The same members
+ * the signature algorithm's name, a digest's names, and the
+ * CertificateFactory it parses a signed certificate with. The same members
  * in every release from 0.14.0 to 0.16.2; without them, both methods stay
  * jruby-openssl's ({@link #missing}).
  */
@@ -38,6 +39,7 @@ final class CertificateAccess {
     private final Method digestName;
     final Class<?> digestType;
     private final Method oidName;
+    private final Method certificateFactory;
 
     private CertificateAccess(ClassLoader loader) throws ReflectiveOperationException {
         certificateType = Class.forName(PACKAGE + "X509Cert", false, loader);
@@ -54,6 +56,10 @@ final class CertificateAccess {
         digestShortName = method(digestType, "getShortAlgorithm", String.class);
         digestName = method(digestType, "getName", String.class);
         oidName = Class.forName(PACKAGE + "impl.ASN1Registry", false, loader).getMethod("o2a", ASN1ObjectIdentifier.class);
+        certificateFactory = Class.forName(PACKAGE + "SecurityHelper", false, loader).getMethod("getCertificateFactory", String.class);
+        if (certificateFactory.getReturnType() != java.security.cert.CertificateFactory.class) {
+            throw new NoSuchMethodException("SecurityHelper.getCertificateFactory returns a " + certificateFactory.getReturnType().getName());
+        }
     }
 
     /** The last class loader asked about, and its answer: a CertificateAccess, or why not (a String). */
@@ -143,6 +149,11 @@ final class CertificateAccess {
 
     String digestName(Object digest) {
         return (String) call(digestName, digest);
+    }
+
+    /** The X.509 CertificateFactory jruby-openssl parses a signed certificate with (its SecurityHelper's). */
+    java.security.cert.CertificateFactory certificateFactory() {
+        return (java.security.cert.CertificateFactory) call(certificateFactory, null, "X.509");
     }
 
     /** OpenSSL's short name of an OID as jruby-openssl knows it, or null. */

@@ -9,7 +9,6 @@ import java.security.PublicKey;
 import java.security.Signature;
 import java.security.SignatureException;
 import java.security.cert.CertificateEncodingException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.interfaces.ECPrivateKey;
 import java.security.interfaces.ECPublicKey;
@@ -128,8 +127,13 @@ public final class CertificateMethods {
             Diagnostics.warnOnceIfVerbose("Certificate#sign and #verify stay jruby-openssl's: it has no " + missing);
             return;
         }
-        StockMethods.install(runtime.getClassFromPath("OpenSSL::X509::Certificate"), CertificateMethods.class, NAMES,
-                Collections.<String>emptySet());
+        RubyModule certificate = runtime.getClassFromPath("OpenSSL::X509::Certificate");
+        try {
+            StockMethods.install(certificate, CertificateMethods.class, NAMES, Collections.<String>emptySet());
+        } catch (RuntimeException | LinkageError e) { // a frozen class, say: RSA and EC stay installed
+            StockMethods.uninstall(certificate);
+            Diagnostics.warnOnce("Certificate#sign and #verify stay jruby-openssl's: " + e);
+        }
     }
 
     private static IRubyObject stock(ThreadContext context, IRubyObject self, String name, IRubyObject[] args) {
@@ -212,7 +216,7 @@ public final class CertificateMethods {
             }
             ContentSigner signer = new JcaContentSignerBuilder(digestName + "WITH" + keyAlgorithm).setProvider(provider).build(privateKey);
             X509CertificateHolder holder = builder.build(signer);
-            X509Certificate signed = (X509Certificate) CertificateFactory.getInstance("X.509", provider)
+            X509Certificate signed = (X509Certificate) access.certificateFactory()
                     .generateCertificate(new ByteArrayInputStream(holder.getEncoded()));
             String name = access.oidName(holder.getSignatureAlgorithm().getAlgorithm());
             access.signed(self, signed, runtime.newString(name != null ? name : signed.getSigAlgOID()));
@@ -231,17 +235,17 @@ public final class CertificateMethods {
 
     /**
      * Whether the certificate's signature algorithm, outside and in the
-     * TBSCertificate, is the algorithm's OID with parameters absent or NULL
-     * (NULL only for RSA), as BouncyCastle requires them to agree (absent
-     * and NULL counting as the same).
+     * TBSCertificate, is the algorithm's OID with the same parameters, both
+     * absent or (RSA only) both NULL: BouncyCastle requires them to be the
+     * same (absent and NULL differ unless a system property says
+     * otherwise), and raises where they are not, which stock's method says.
      */
     private static boolean sameAlgorithm(X509Certificate cert, byte[] tbs, Algorithm algorithm) {
         byte[] outer = cert.getSigAlgParams();
         byte[] inner = tbsAlgorithmParameters(tbs, algorithm.oid);
-        if (inner == null || !allowedParameters(outer, algorithm)) return false;
+        if (inner == null) return false;
         if (inner.length == 0) inner = null;
-        if (!allowedParameters(inner, algorithm)) return false;
-        return outer == null || inner == null || Arrays.equals(outer, inner);
+        return allowedParameters(outer, algorithm) && (outer == null ? inner == null : Arrays.equals(outer, inner));
     }
 
     private static boolean allowedParameters(byte[] parameters, Algorithm algorithm) {
