@@ -192,6 +192,14 @@ class JcaKeyExchangeTest < Minitest::Test
       yours, = agree("SunEC", theirs.getPrivate, ours.getPublic, "ECDH")
       assert_equal yours, mine, name
     end
+    # A random source of the caller's own is honoured (the next provider's generator draws from it): a seed gives its key again.
+    seeded = -> { java.security.SecureRandom.getInstance("SHA1PRNG").tap { |random| random.setSeed(42) } }
+    keys = Array.new(2) do
+      generator = KeyPairGenerator.getInstance("EC")
+      generator.java_send(:initialize, [java.security.spec.AlgorithmParameterSpec, java.security.SecureRandom], spec.("secp256r1"), seeded.())
+      generator.generateKeyPair.getPrivate.getS
+    end
+    assert_equal keys[0], keys[1], "a seeded SecureRandom's key"
     [spec.("no-such-curve"), spec.("prime256v1"), 1, 256, nil].each do |parameter|
       outcomes = [nil, "SunEC"].map do |provider|
         _, pair = generate_ec(provider, parameter)

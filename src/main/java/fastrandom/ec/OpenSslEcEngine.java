@@ -70,9 +70,9 @@ public final class OpenSslEcEngine {
      * The key pair of the XDH private scalar {@code scalar} (drawn by the
      * caller), its public u-coordinate computed by OpenSSL, its Java keys
      * built by {@code maker}; the native key stays cached against the
-     * private key for its agreement (an ephemeral key's one use, which
-     * would otherwise compute the public point again). Throws
-     * {@link EcEngineException} when the engine fails.
+     * private key for one agreement (an ephemeral key's one use, which
+     * would otherwise compute the public point again), and goes then.
+     * Throws {@link EcEngineException} when the engine fails.
      */
     public KeyPair generateXdh(XdhKey.Type type, byte[] scalar, XdhKeyPairMaker maker) {
         XdhKey key;
@@ -92,20 +92,32 @@ public final class OpenSslEcEngine {
     }
 
     /**
-     * The XDH shared secret of the private key {@code key} (whose raw scalar
-     * {@code scalar} gives, when its native key is first built) with the
-     * peer's public u-coordinate. Throws {@link EcEngineException} when
-     * OpenSSL refuses it (all zeros: a peer of small order) or fails.
+     * The XDH shared secret of the private key {@code key} with the peer's
+     * public u-coordinate: on the native key its generation left (taken
+     * from the cache, so its scalar leaves native memory with this
+     * agreement), else on one built from the raw scalar {@code scalar}
+     * gives and freed after it. Throws {@link EcEngineException} when
+     * OpenSSL refuses the peer (all zeros: a point of small order) or fails.
      */
     public byte[] deriveXdh(Object key, XdhKey.Type type, Supplier<byte[]> scalar, byte[] peer) {
-        return withKey(xdhKeys, key, NO_VALUES, () -> {
-            byte[] secret = scalar.get();
-            try {
-                return XdhKey.newPrivateKey(type, secret);
-            } finally {
-                java.util.Arrays.fill(secret, (byte) 0);
+        try {
+            XdhKey native_ = xdhKeys.take(key, NO_VALUES);
+            if (native_ == null) {
+                byte[] secret = scalar.get();
+                try {
+                    native_ = XdhKey.newPrivateKey(type, secret);
+                } finally {
+                    java.util.Arrays.fill(secret, (byte) 0);
+                }
             }
-        }, native_ -> native_.derive(peer), XdhKey::close);
+            try {
+                return native_.derive(peer); // never null: nobody else holds this key
+            } finally {
+                native_.close();
+            }
+        } catch (LibCryptoException e) {
+            throw new EcEngineException(e.getMessage(), e);
+        }
     }
 
     /** Whether EdDSA keys of {@code type} run here: RFC 8032's vector passed at the self-test. */

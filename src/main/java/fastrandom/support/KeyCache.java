@@ -115,6 +115,23 @@ public final class KeyCache<V> {
         return entry.value;
     }
 
+    /**
+     * Removes and returns the value cached for {@code identity} and these
+     * key {@code values} (the caller then owns it: {@code onDrop} is not
+     * called for it), or null.
+     */
+    public V take(Object identity, BigInteger[] values) {
+        synchronized (this) {
+            expunge();
+            Probe probe = new Probe(identity);
+            Cached<V> entry = entries.get(probe);
+            if (entry == null || !entry.matches(values) || !usable.test(entry.value)) return null;
+            entries.remove(probe);
+            hits.increment();
+            return entry.value;
+        }
+    }
+
     /** Values cached now (after dropping those whose identity was collected). */
     public synchronized int size() {
         expunge();

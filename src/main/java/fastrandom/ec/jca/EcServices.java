@@ -72,7 +72,7 @@ public final class EcServices {
      * drawing from {@code random} whatever random source the caller gives.
      */
     public static Supplier<Object> keyPairGenerator(Supplier<KeyPairGenerator> bouncyCastle, Provider provider, SecureRandom random) {
-        return () -> new EngineEcKeyPairGenerator(bouncyCastle, random, BouncyCastleEcKeys::resolve, false, () -> provider);
+        return () -> new EngineEcKeyPairGenerator(bouncyCastle, random, BouncyCastleEcKeys::resolve, given -> true, false, () -> provider);
     }
 
     /** The JVM-wide provider's EC key pair generator: OpenSSL's for P-256 and P-521, else the next provider's. */
@@ -84,7 +84,20 @@ public final class EcServices {
             } catch (java.security.NoSuchAlgorithmException | RuntimeException e) {
                 throw new java.security.ProviderException("no other provider has EC key pairs", e);
             }
-        }, null, params -> JdkEcKeys.resolve(params, next), true, nextGenerator);
+        }, null, params -> JdkEcKeys.resolve(params, next), EcServices::defaultRandom, true, nextGenerator);
+    }
+
+    /** Whether a caller's random source is none, or the JVM's default one (its class is the default's). */
+    private static boolean defaultRandom(SecureRandom random) {
+        if (random == null) return true;
+        SecureRandom standard = DefaultRandom.INSTANCE;
+        return random.getClass() == standard.getClass() && random.getAlgorithm().equals(standard.getAlgorithm())
+                && random.getProvider() == standard.getProvider();
+    }
+
+    /** A default SecureRandom, made once, to tell what {@code new SecureRandom()} is. */
+    private static final class DefaultRandom {
+        static final SecureRandom INSTANCE = new SecureRandom();
     }
 
     /** The JVM-wide provider's ECDSA signature with {@code hash} (null: NONEwithECDSA), falling back on {@code next}. */

@@ -45,9 +45,22 @@ final class EngineEcKeyPairGenerator extends KeyPairGeneratorSpi {
         CurveKeys resolve(AlgorithmParameterSpec params);
     }
 
+    /**
+     * Whether a key may come from OpenSSL's generator when the caller gives
+     * {@code random}: for jruby-openssl, always (it passes a fresh JDK
+     * SecureRandom per key, nothing it chose); for the JVM-wide provider,
+     * when the caller gives none or the JVM's default (fast_random's, with
+     * the provider installed), else its own random source is honoured by
+     * the next provider's generator (a seeded one makes the same keys again).
+     */
+    interface RandomPolicy {
+        boolean allowsOpenSsl(SecureRandom random);
+    }
+
     private final Supplier<KeyPairGenerator> makeFallback;
     private final SecureRandom random;
     private final Curves curves;
+    private final RandomPolicy randomPolicy;
     private final boolean jvmWide;
     private final Supplier<Provider> fallbackProvider; // for the warning's words
     private KeyPairGenerator fallback;
@@ -57,11 +70,12 @@ final class EngineEcKeyPairGenerator extends KeyPairGeneratorSpi {
     private AlgorithmParameterSpec pending;
     private SecureRandom pendingRandom;
 
-    EngineEcKeyPairGenerator(Supplier<KeyPairGenerator> fallback, SecureRandom random, Curves curves, boolean jvmWide,
-                             Supplier<Provider> fallbackProvider) {
+    EngineEcKeyPairGenerator(Supplier<KeyPairGenerator> fallback, SecureRandom random, Curves curves, RandomPolicy randomPolicy,
+                             boolean jvmWide, Supplier<Provider> fallbackProvider) {
         this.makeFallback = fallback;
         this.random = random;
         this.curves = curves;
+        this.randomPolicy = randomPolicy;
         this.jvmWide = jvmWide;
         this.fallbackProvider = fallbackProvider;
     }
@@ -85,7 +99,7 @@ final class EngineEcKeyPairGenerator extends KeyPairGeneratorSpi {
 
     @Override
     public void initialize(AlgorithmParameterSpec params, SecureRandom given) throws InvalidAlgorithmParameterException {
-        CurveKeys keys = curves.resolve(params);
+        CurveKeys keys = randomPolicy.allowsOpenSsl(given) ? curves.resolve(params) : null;
         if (keys != null) {
             named = keys;
             pending = params; // a curve the fallback takes: nothing to check now

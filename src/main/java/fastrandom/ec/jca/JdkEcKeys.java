@@ -19,8 +19,11 @@ import fastrandom.ec.EcEngineException;
 /**
  * EC key pairs as the next JCA provider (the JDK's SunEC) makes them, for
  * the JVM-wide provider's generator: its {@code AlgorithmParameters} name
- * the curve (so a name resolves as it resolves it), its
- * {@code KeyFactory} builds the keys, which are its own classes. Takes
+ * the curve (so a name, or explicit parameters, resolve as it resolves
+ * them, to its own parameter object), its {@code KeyFactory} builds the
+ * keys, which are its own classes. (It does not check that the point is
+ * on the curve: OpenSSL computed it, and the engine checked the private
+ * value's range.) Takes
  * P-256 and P-521 (OpenSSL's dedicated code); other curves stay the next
  * provider's to generate.
  */
@@ -37,17 +40,14 @@ final class JdkEcKeys implements EngineEcKeyPairGenerator.CurveKeys {
 
     /** The keys on the curve {@code params} names (a name, or the parameters themselves), or null. */
     static JdkEcKeys resolve(AlgorithmParameterSpec params, BiFunction<String, String, Provider> next) {
-        ECParameterSpec spec = null;
-        if (params instanceof ECParameterSpec) {
-            spec = (ECParameterSpec) params;
-        } else if (params instanceof ECGenParameterSpec) {
-            try {
-                AlgorithmParameters named = AlgorithmParameters.getInstance("EC", next.apply("AlgorithmParameters", "EC"));
-                named.init(params);
-                spec = named.getParameterSpec(ECParameterSpec.class);
-            } catch (java.security.GeneralSecurityException | RuntimeException e) {
-                return null; // a name it does not know: its generator says so
-            }
+        if (!(params instanceof ECParameterSpec || params instanceof ECGenParameterSpec)) return null;
+        ECParameterSpec spec;
+        try { // the next provider's own parameter object for the curve, as its keys carry it
+            AlgorithmParameters named = AlgorithmParameters.getInstance("EC", next.apply("AlgorithmParameters", "EC"));
+            named.init(params);
+            spec = named.getParameterSpec(ECParameterSpec.class);
+        } catch (java.security.GeneralSecurityException | RuntimeException e) {
+            return null; // a curve it does not know: its generator says so
         }
         EcCurve curve = EcCurve.of(spec, EcCurve::beatsBouncyCastle);
         return curve == null ? null : new JdkEcKeys(curve, spec, next);
