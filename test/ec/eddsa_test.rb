@@ -148,6 +148,22 @@ class EdDsaTest < Minitest::Test
     [e.class.name, e.message]
   end
 
+  # Public keys of small order, which any signature of the identity's form
+  # matches under OpenSSL's equation, are refused when made, raw or
+  # encoded, as stock refuses them: none reaches OpenSSL's verification.
+  def test_small_order_keys_are_refused_as_stock_refuses_them
+    small = ["01#{"00" * 31}", "ec#{"ff" * 30}7f", "00" * 32, "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"]
+    small.each do |point|
+      raw = -> { PKey.new_raw_public_key("ED25519", unhex(point)) }
+      encoded = -> { PKey.read(unhex("302a300506032b6570032100#{point}")) }
+      [raw, encoded].each do |make|
+        ours = outcome(make)
+        assert_equal stock { outcome(make) }.first(2), ours.first(2), point
+        assert_equal "OpenSSL::PKey::PKeyError", ours.first, "#{point}: refused"
+      end
+    end
+  end
+
   # With the :java engine, EdDSA is jruby-openssl's, counted as java.
   def test_the_java_engine_signs_on_jruby_openssl
     FastRandom::EC.engine = :java

@@ -32,6 +32,11 @@ import fastrandom.support.EngineRegistry;
  * one piece (so it is kept here until then, as BouncyCastle keeps it).
  * Signatures are deterministic: byte for byte BouncyCastle's and MRI's.
  *
+ * <p>Public keys of small order, which OpenSSL's equation lets any
+ * signature of the identity's form match, never get here: BouncyCastle
+ * refuses them when the key is made (so does jruby-openssl, whatever the
+ * encoding), as MRI's OpenSSL does not.
+ *
  * <p>Keys of another curve than the algorithm's, keys that are not
  * BouncyCastle's, the {@code :java} engine and any engine failure (with one
  * warning) go to BouncyCastle's own signature, whose results and
@@ -173,7 +178,7 @@ final class EngineEdDsaSignature extends SignatureSpi {
         }
     }
 
-    /** The private key's seed (RFC 8032's private key), from its PKCS#8 encoding. */
+    /** The private key's seed (RFC 8032's private key), from its PKCS#8 encoding; the caller wipes it (the parsed encoding is not). */
     private static byte[] seed(EdDSAPrivateKey key) {
         byte[] encoded = key.getEncoded();
         try {
