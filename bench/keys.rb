@@ -4,8 +4,9 @@
 # P-384 and P-521; Web Push-style message encryption (RFC 8291, as the
 # webpush gem does it: a fresh P-256 key, ECDH with the subscriber's key,
 # HKDF, AES-128-GCM of a 200-byte payload); Certificate#verify with an
-# RSA-2048 and a P-256 key (the benchmark keys); RSA-2048 key generation
-# (few calls a second: its rate varies with the primes found).
+# RSA-2048 and a P-256 key (the benchmark keys); Ed25519 signatures where
+# the Ruby has them (jruby-openssl 0.16.1+); RSA-2048 key generation (few
+# calls a second: its rate varies with the primes found).
 #   ruby bench/keys.rb
 #   BENCH_VARIANT=fast_random bin/jruby bench/keys.rb
 require_relative "support/harness"
@@ -75,6 +76,29 @@ module Bench
       cert
     end
 
+    # An Ed25519 key, where this Ruby's openssl makes one.
+    def ed25519
+      OpenSSL::PKey.generate_key("ED25519")
+    rescue StandardError, NotImplementedError
+      nil
+    end
+
+    def ed25519_sign(key, n)
+      i = 0
+      while i < n
+        key.sign(nil, PAYLOAD)
+        i += 1
+      end
+    end
+
+    def ed25519_verify(key, signature, n)
+      i = 0
+      while i < n
+        key.verify(nil, signature, PAYLOAD) or raise "the Ed25519 signature does not verify"
+        i += 1
+      end
+    end
+
     def verify(cert, key, n)
       i = 0
       while i < n
@@ -100,6 +124,11 @@ Bench.ips do |x|
     cert = calls.certificate(key)
     public_key = cert.public_key
     x.report("Certificate#verify, #{label}") { |times| Bench.in_chunks(times, 50) { |n| calls.verify(cert, public_key, n) } }
+  end
+  if (ed = calls.ed25519)
+    signature = ed.sign(nil, calls::PAYLOAD)
+    x.report("Ed25519 sign") { |times| Bench.in_chunks(times, 50) { |n| calls.ed25519_sign(ed, n) } }
+    x.report("Ed25519 verify") { |times| Bench.in_chunks(times, 50) { |n| calls.ed25519_verify(ed, signature, n) } }
   end
   x.report("RSA.new(2048)") { |times| times.times { OpenSSL::PKey::RSA.new(2048) } }
 end

@@ -1,10 +1,12 @@
 # frozen_string_literal: true
 
-# OpenSSL::X509::Certificate#sign (SHA-256) with an RSA-2048 and a P-256 key
-# (the benchmark keys): the same certificate signed again and again. On
+# OpenSSL::X509::Certificate#sign and CRL#sign (SHA-256) with an RSA-2048
+# and a P-256 key (the benchmark keys): the same certificate or CRL signed
+# again and again. On
 # JRuby, jruby-openssl signs through the JVM's providers; fast_random's
-# Certificate#sign signs through its engines, and its JVM-wide provider
-# (FAST_RANDOM_JCA=1) serves the JVM's providers too.
+# Certificate#sign signs through its engines (CRL#sign stays
+# jruby-openssl's), and its JVM-wide provider (FAST_RANDOM_JCA=1) serves
+# the JVM's providers too.
 #   ruby bench/x509.rb
 #   BENCH_VARIANT=fast_random FAST_RANDOM_JCA=1 bin/jruby bench/x509.rb
 require_relative "support/harness"
@@ -31,6 +33,23 @@ module Bench
       cert
     end
 
+    def crl
+      crl = OpenSSL::X509::CRL.new
+      crl.version = 1
+      crl.issuer = OpenSSL::X509::Name.parse("/CN=fast_random bench")
+      crl.last_update = Time.at(1_700_000_000)
+      crl.next_update = Time.at(1_900_000_000)
+      crl
+    end
+
+    def sign_crl(crl, key, n)
+      i = 0
+      while i < n
+        crl.sign(key, "SHA256")
+        i += 1
+      end
+    end
+
     def sign(cert, key, n)
       i = 0
       while i < n
@@ -50,5 +69,10 @@ Bench.ips("jca_provider" => defined?(FastRandom) && FastRandom.jca_provider_inst
     raise "the certificate does not verify" unless cert.verify(key)
 
     x.report("Certificate#sign, #{label}") { |times| signing.sign(cert, key, times) }
+    crl = signing.crl
+    crl.sign(key, "SHA256")
+    raise "the CRL does not verify" unless crl.verify(key)
+
+    x.report("CRL#sign, #{label}") { |times| signing.sign_crl(crl, key, times) }
   end
 end

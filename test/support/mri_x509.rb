@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 # MRI's side of the X.509 tests (test/x509/certificate_verify_test.rb):
-# MRI's OpenSSL signs certificates with RSA and EC keys and every digest,
-# and checks the certificates JRuby signed.
+# MRI's OpenSSL signs certificates and CRLs with RSA and EC keys and every
+# digest, and checks the certificates and CRLs JRuby signed.
 #
 #   ruby test/support/mri_x509.rb reference        # keys and certificates, as JSON
 #   ruby test/support/mri_x509.rb verify < checks  # verdicts for JRuby's certificates
@@ -35,20 +35,38 @@ module MriX509
     cert
   end
 
-  # Per key: the private key (PEM), and one certificate per digest signed by it.
+  # A CRL issued by the test CA, with one revoked certificate, unsigned.
+  def self.crl(serial)
+    crl = OpenSSL::X509::CRL.new
+    crl.version = 1
+    crl.issuer = OpenSSL::X509::Name.parse("/CN=fast_random test CA/O=fast_random")
+    crl.last_update = Time.at(1_700_000_000)
+    crl.next_update = Time.at(1_900_000_000)
+    revoked = OpenSSL::X509::Revoked.new
+    revoked.serial = serial
+    revoked.time = Time.at(1_750_000_000)
+    crl.add_revoked(revoked)
+    crl
+  end
+
+  # Per key: the private key (PEM), and one certificate and one CRL per digest signed by it.
   def self.reference
     require "openssl"
     KEYS.map do |label, make|
       key = make.call
       { "label" => label, "pem" => key.private_to_pem,
-        "certificates" => DIGESTS.each_with_index.to_h { |digest, i| [digest, certificate(key, i + 1).tap { |c| c.sign(key, digest) }.to_pem] } }
+        "certificates" => DIGESTS.each_with_index.to_h { |digest, i| [digest, certificate(key, i + 1).tap { |c| c.sign(key, digest) }.to_pem] },
+        "crls" => DIGESTS.each_with_index.to_h { |digest, i| [digest, crl(i + 1).tap { |c| c.sign(key, digest) }.to_pem] } }
     end
   end
 
-  # [{certificate:, public_pem:}] -> MRI's verdicts.
+  # [{certificate: or crl:, public_pem:}] -> MRI's verdicts.
   def self.verify(checks)
     require "openssl"
-    checks.map { |check| OpenSSL::X509::Certificate.new(check["certificate"]).verify(OpenSSL::PKey.read(check["public_pem"])) }
+    checks.map do |check|
+      signed = check["crl"] ? OpenSSL::X509::CRL.new(check["crl"]) : OpenSSL::X509::Certificate.new(check["certificate"])
+      signed.verify(OpenSSL::PKey.read(check["public_pem"]))
+    end
   end
 end
 

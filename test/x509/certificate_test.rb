@@ -272,6 +272,75 @@ class CertificateTest < Minitest::Test
     value.signature_algorithm.include?("RSA") ? value.to_der : [value.class, value.signature_algorithm]
   end
 
+  # MRI's CRLs verify here on the engines (P-384 on BouncyCastle), and not
+  # with another key; CRLs signed here (by jruby-openssl's own sign) verify
+  # here and in MRI.
+  def test_crls_verify_on_the_engines_and_in_mri
+    checks = reference.flat_map do |entry|
+      key = read_key(entry["pem"])
+      other = entry["label"] == "RSA-2048" ? OpenSSL::PKey::RSA.new(2048) : OpenSSL::PKey::EC.generate(key.group.curve_name)
+      entry["crls"].map do |digest, pem|
+        crl = OpenSSL::X509::CRL.new(pem)
+        label = "#{entry["label"]} #{digest}"
+        counts = engine_verifications { assert_equal true, crl.verify(public_half(key)), label }
+        expected = if !native? || entry["label"] == "P-384" then [0, 0]
+                   elsif entry["label"] == "RSA-2048" then [FastRandom::RSA.engine == :java ? 0 : 1, 0]
+                   else [0, 1]
+                   end
+        assert_equal expected, counts, "#{label}: engine verifications [rsa, ec]"
+        assert_equal false, crl.verify(public_half(other)), "#{label}, another key"
+        mine = MriX509.crl(7).tap { |c| c.sign(key, digest) }
+        assert mine.verify(public_half(key)), "#{label}, signed here"
+        { "crl" => mine.to_pem, "public_pem" => public_half(key).to_pem }
+      end
+    end
+    assert_equal [true] * checks.size, MriX509.run("verify", JSON.generate(checks))
+  end
+
+  # Every odd CRL case gives stock's answer.
+  def test_crl_odd_cases_answer_as_stock
+    rsa = read_key(reference.first["pem"])
+    ec = read_key(reference[1]["pem"])
+    rsa_crl = OpenSSL::X509::CRL.new(reference.first["crls"]["SHA256"])
+    ec_crl = OpenSSL::X509::CRL.new(reference[1]["crls"]["SHA256"])
+    changed = OpenSSL::X509::CRL.new(rsa_crl.to_pem).tap { |c| c.next_update = Time.at(1_950_000_000) }
+    cases = {
+      "EC key, RSA CRL" => -> { rsa_crl.verify(ec) },
+      "RSA key, EC CRL" => -> { ec_crl.verify(rsa) },
+      "changed after signing" => -> { changed.verify(rsa) },
+      "nil" => -> { rsa_crl.verify(nil) },
+      "a string" => -> { rsa_crl.verify("key") },
+      "no argument" => -> { rsa_crl.verify },
+      "tampered RSA signature" => -> { tampered_crl(rsa_crl, :signature).verify(rsa) },
+      "tampered EC signature" => -> { tampered_crl(ec_crl, :signature).verify(ec) },
+      "EC signature not DER" => -> { tampered_crl(ec_crl, :garbage).verify(ec) },
+      "tampered TBS" => -> { tampered_crl(rsa_crl, :tbs).verify(rsa) },
+      "outer algorithm differs" => -> { tampered_crl(rsa_crl, :outer_sha1).verify(rsa) },
+      "RSA parameters absent outside" => -> { tampered_crl(rsa_crl, :absent_outside).verify(rsa) },
+      "RSA parameters absent both" => -> { tampered_crl(rsa_crl, :absent_params).verify(rsa) },
+    }
+    cases.each do |label, call|
+      assert_equal stock { outcome(&call) }, outcome(&call), label
+    end
+  end
+
+  # A CRL re-encoded with one change.
+  def tampered_crl(crl, how)
+    tbs, algorithm, signature = OpenSSL::ASN1.decode(crl.to_der).value
+    tbs_algorithm = tbs.value.find { |node| node.is_a?(OpenSSL::ASN1::Sequence) }
+    case how
+    when :signature then signature.value = signature.value.dup.tap { |s| s.setbyte(s.bytesize - 1, s.getbyte(s.bytesize - 1) ^ 1) }
+    when :garbage then signature.value = "not a DER signature"
+    when :tbs then tbs.value[-2].value = Time.at(1_950_000_000) # nextUpdate
+    when :outer_sha1 then algorithm.value[0] = OpenSSL::ASN1::ObjectId("sha1WithRSAEncryption")
+    when :absent_outside then algorithm.value = [algorithm.value[0]]
+    when :absent_params
+      algorithm.value = [algorithm.value[0]]
+      tbs_algorithm.value = [tbs_algorithm.value[0]]
+    end
+    OpenSSL::X509::CRL.new(OpenSSL::ASN1::Sequence([tbs, algorithm, signature]).to_der)
+  end
+
   # Verification leaves the engines for stock's code when RSA and EC are uninstalled.
   def test_uninstalled_is_stock
     entry = reference.first

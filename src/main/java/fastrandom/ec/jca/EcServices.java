@@ -87,17 +87,16 @@ public final class EcServices {
         }, null, params -> JdkEcKeys.resolve(params, next), EcServices::defaultRandom, true, nextGenerator);
     }
 
-    /** Whether a caller's random source is none, or the JVM's default one (its class is the default's). */
+    /**
+     * Whether a caller's random source leaves the key to OpenSSL's
+     * generator: none, or one of the JDK's that no seed makes repeat (the
+     * JCA passes its own default when the caller gives none, made before
+     * or after the provider went in). SHA1PRNG, which a seed given before
+     * its first use makes repeat, and a SecureRandom subclass of the
+     * caller's are the caller's to draw from.
+     */
     private static boolean defaultRandom(SecureRandom random) {
-        if (random == null) return true;
-        SecureRandom standard = DefaultRandom.INSTANCE;
-        return random.getClass() == standard.getClass() && random.getAlgorithm().equals(standard.getAlgorithm())
-                && random.getProvider() == standard.getProvider();
-    }
-
-    /** A default SecureRandom, made once, to tell what {@code new SecureRandom()} is. */
-    private static final class DefaultRandom {
-        static final SecureRandom INSTANCE = new SecureRandom();
+        return random == null || random.getClass() == SecureRandom.class && !"SHA1PRNG".equalsIgnoreCase(random.getAlgorithm());
     }
 
     /** The JVM-wide provider's ECDSA signature with {@code hash} (null: NONEwithECDSA), falling back on {@code next}. */

@@ -49,9 +49,9 @@ final class EngineEcKeyPairGenerator extends KeyPairGeneratorSpi {
      * Whether a key may come from OpenSSL's generator when the caller gives
      * {@code random}: for jruby-openssl, always (it passes a fresh JDK
      * SecureRandom per key, nothing it chose); for the JVM-wide provider,
-     * when the caller gives none or the JVM's default (fast_random's, with
-     * the provider installed), else its own random source is honoured by
-     * the next provider's generator (a seeded one makes the same keys again).
+     * unless the caller's random source is one a seed makes repeat, which
+     * the next provider's generator then draws from (so a seeded one makes
+     * the same keys again).
      */
     interface RandomPolicy {
         boolean allowsOpenSsl(SecureRandom random);

@@ -152,21 +152,39 @@ public final class CertificateMethods {
         CertificateAccess access = CertificateAccess.of(runtime.getJRubyClassLoader());
         if (access == null || !access.certificateType.isInstance(self) || access.changed(self)) return null; // changed: stock's false
         X509Certificate cert = access.certificate(self);
-        PublicKey publicKey = cert == null ? null : PKeyAccess.publicKey(key);
-        Algorithm algorithm = publicKey == null ? null : ALGORITHMS.get(cert.getSigAlgOID());
+        if (cert == null) return null;
+        try {
+            return verifySigned(runtime, PKeyAccess.publicKey(key), cert.getSigAlgOID(), cert.getSigAlgParams(), cert.getTBSCertificate(),
+                    true, cert::getSignature);
+        } catch (CertificateEncodingException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The verdict on a signed X.509 structure (a certificate, or a CRL when
+     * not {@code certificate}) through jruby-openssl's provider: its TBS
+     * bytes, the outer signature algorithm (OID, parameters) and the
+     * signature. False where the provider refuses the signature or key, as
+     * BouncyCastle's answer is; null for jruby-openssl's own method to
+     * answer (no key, an algorithm or key taken elsewhere, the capability
+     * off, algorithms inside and outside the TBS not the same).
+     */
+    static Boolean verifySigned(Ruby runtime, PublicKey publicKey, String oid, byte[] outerParameters, byte[] tbs,
+                                boolean certificate, java.util.function.Supplier<byte[]> signatureBytes) {
+        Algorithm algorithm = publicKey == null ? null : ALGORITHMS.get(oid);
         if (algorithm == null || !algorithm.takes(publicKey)) return null;
         JRubyOpenSslProvider provider = OpenSSLHook.provider(runtime, algorithm.capability);
         if (provider == null || !provider.isActive(algorithm.capability)) return null;
+        if (!sameAlgorithm(outerParameters, tbs, certificate, algorithm)) return null; // BouncyCastle refuses: stock says how
         try {
-            byte[] tbs = cert.getTBSCertificate();
-            if (!sameAlgorithm(cert, tbs, algorithm)) return null; // BouncyCastle raises: stock says how
             Signature signature = Signature.getInstance(algorithm.name, provider);
             signature.initVerify(publicKey);
             signature.update(tbs);
-            return signature.verify(cert.getSignature());
+            return signature.verify(signatureBytes.get());
         } catch (SignatureException | InvalidKeyException e) {
             return false; // as stock
-        } catch (CertificateEncodingException | NoSuchAlgorithmException | RuntimeException e) {
+        } catch (NoSuchAlgorithmException | RuntimeException e) {
             return null;
         }
     }
@@ -234,15 +252,14 @@ public final class CertificateMethods {
     }
 
     /**
-     * Whether the certificate's signature algorithm, outside and in the
-     * TBSCertificate, is the algorithm's OID with the same parameters, both
-     * absent or (RSA only) both NULL: BouncyCastle requires them to be the
-     * same (absent and NULL differ unless a system property says
-     * otherwise), and raises where they are not, which stock's method says.
+     * Whether the signature algorithm, outside and in the TBS, is the
+     * algorithm's OID with the same parameters, both absent or (RSA only)
+     * both NULL: BouncyCastle requires them to be the same (absent and NULL
+     * differ unless a system property says otherwise), and refuses where
+     * they are not, which stock's method says how.
      */
-    private static boolean sameAlgorithm(X509Certificate cert, byte[] tbs, Algorithm algorithm) {
-        byte[] outer = cert.getSigAlgParams();
-        byte[] inner = tbsAlgorithmParameters(tbs, algorithm.oid);
+    private static boolean sameAlgorithm(byte[] outer, byte[] tbs, boolean certificate, Algorithm algorithm) {
+        byte[] inner = tbsAlgorithmParameters(tbs, certificate, algorithm.oid);
         if (inner == null) return false;
         if (inner.length == 0) inner = null;
         return allowedParameters(outer, algorithm) && (outer == null ? inner == null : Arrays.equals(outer, inner));
@@ -253,18 +270,23 @@ public final class CertificateMethods {
     }
 
     /**
-     * The parameters (their DER, empty when absent) of the TBSCertificate's
-     * signature AlgorithmIdentifier, or null when it is not one with the OID
-     * {@code oid} or the DER is not as expected: TBSCertificate ::= SEQUENCE
+     * The parameters (their DER, empty when absent) of the TBS's signature
+     * AlgorithmIdentifier, or null when it is not one with the OID
+     * {@code oid} or the DER is not as expected. TBSCertificate ::= SEQUENCE
      * { [0] version OPTIONAL, serialNumber INTEGER, signature
-     * AlgorithmIdentifier, ... }, AlgorithmIdentifier ::= SEQUENCE { OID,
-     * parameters OPTIONAL }.
+     * AlgorithmIdentifier, ... }; TBSCertList ::= SEQUENCE { version INTEGER
+     * OPTIONAL, signature AlgorithmIdentifier, ... }; AlgorithmIdentifier
+     * ::= SEQUENCE { OID, parameters OPTIONAL }.
      */
-    private static byte[] tbsAlgorithmParameters(byte[] tbs, byte[] oid) {
+    private static byte[] tbsAlgorithmParameters(byte[] tbs, boolean certificate, byte[] oid) {
         int[] at = {0};
-        if (header(tbs, at, 0x30) < 0) return null; // into the TBSCertificate
-        if (at[0] < tbs.length && (tbs[at[0]] & 0xff) == 0xa0 && skip(tbs, at, 0xa0) < 0) return null;
-        if (skip(tbs, at, 0x02) < 0) return null;
+        if (header(tbs, at, 0x30) < 0) return null; // into the TBS
+        if (certificate) {
+            if (at[0] < tbs.length && (tbs[at[0]] & 0xff) == 0xa0 && skip(tbs, at, 0xa0) < 0) return null;
+            if (skip(tbs, at, 0x02) < 0) return null;
+        } else if (at[0] < tbs.length && (tbs[at[0]] & 0xff) == 0x02 && skip(tbs, at, 0x02) < 0) {
+            return null;
+        }
         int length = header(tbs, at, 0x30);
         if (length < 0) return null;
         int end = at[0] + length;

@@ -129,7 +129,7 @@ public final class EcModule {
         return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.EC, ProviderHook.Capability.EC,
                 "OpenSSL::PKey::EC", target -> {
                     EcMethods.install(target);
-                    CertificateMethods.install(context.runtime);
+                    X509Hooks.install(context.runtime);
                 });
     }
 

@@ -189,7 +189,7 @@ public final class RsaModule {
         return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.RSA, ProviderHook.Capability.RSA,
                 "OpenSSL::PKey::RSA", target -> {
                     RsaPssMethods.install(target);
-                    CertificateMethods.install(context.runtime);
+                    X509Hooks.install(context.runtime);
                 });
     }
 
