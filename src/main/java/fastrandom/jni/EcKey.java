@@ -9,7 +9,7 @@ import java.math.BigInteger;
  * {@link #close()} frees the key once the calls running on it end, after
  * which the operations answer null. Thread-safe.
  */
-public final class EcKey {
+public final class EcKey extends NativeKey {
     private static native long newPrivate(int nid, byte[] d, byte[] x, byte[] y);
     private static native long newPublic(int nid, byte[] x, byte[] y);
     private static native void generate(int nid, byte[] out);
@@ -21,14 +21,11 @@ public final class EcKey {
     private static native int liveVerifyTables0();
     private static native long tableVerifications0();
 
-    private final NativeHandle handle;
     private final boolean privateKey;
 
     private EcKey(long pointer, boolean privateKey) {
-        if (pointer == 0) throw new LibCryptoException("OpenSSL returned no EC key");
-        this.handle = new NativeHandle(pointer, EcKey::freeKey);
+        super(pointer, EcKey::free, "EC key");
         this.privateKey = privateKey;
-        LibCrypto.keyCreated();
     }
 
     /**
@@ -153,17 +150,4 @@ public final class EcKey {
         return LibCrypto.usable ? tableVerifications0() : 0;
     }
 
-    /** Frees the native key now, or when the last running call ends. Idempotent. */
-    public void close() {
-        handle.close();
-    }
-
-    public boolean isClosed() {
-        return handle.isClosed();
-    }
-
-    private static void freeKey(long pointer) {
-        free(pointer);
-        LibCrypto.keyFreed();
-    }
 }

@@ -8,7 +8,7 @@ package fastrandom.jni;
  * frees the key once the calls running on it end, after which the
  * operations answer null. Thread-safe.
  */
-public final class EdDsaKey {
+public final class EdDsaKey extends NativeKey {
     /** The curves, by OpenSSL's key type (its NID). */
     public enum Type {
         ED25519(1087, 32), ED448(1088, 57);
@@ -40,14 +40,11 @@ public final class EdDsaKey {
     private static native boolean verify(long handle, byte[] data, int offset, int length, byte[] signature, int signatureOffset,
                                          int signatureLength);
 
-    private final NativeHandle handle;
     private final boolean privateKey;
 
     private EdDsaKey(long pointer, boolean privateKey) {
-        if (pointer == 0) throw new LibCryptoException("OpenSSL returned no EdDSA key");
-        this.handle = new NativeHandle(pointer, EdDsaKey::freeKey);
+        super(pointer, EdDsaKey::free, "EdDSA key");
         this.privateKey = privateKey;
-        LibCrypto.keyCreated();
     }
 
     /** A private key from its seed (RFC 8032's private key: 32 bytes for Ed25519, 57 for Ed448). */
@@ -104,17 +101,4 @@ public final class EdDsaKey {
         }
     }
 
-    /** Frees the native key now, or when the last running call ends. Idempotent. */
-    public void close() {
-        handle.close();
-    }
-
-    public boolean isClosed() {
-        return handle.isClosed();
-    }
-
-    private static void freeKey(long pointer) {
-        free(pointer);
-        LibCrypto.keyFreed();
-    }
 }

@@ -273,17 +273,14 @@ public final class LibCrypto {
      * operations running at that moment end; after that the operations
      * return null.
      */
-    public static final class Key {
+    public static final class Key extends NativeKey {
         private final boolean privateKey;
         private final int modulusBytes;
-        private final NativeHandle handle;
 
         private Key(long pointer, boolean privateKey, int modulusBytes) {
-            if (pointer == 0) throw new LibCryptoException("OpenSSL returned no key");
-            this.handle = new NativeHandle(pointer, Key::free);
+            super(pointer, LibCrypto::freeKey, "key");
             this.privateKey = privateKey;
             this.modulusBytes = modulusBytes;
-            LIVE_KEYS.incrementAndGet();
         }
 
         public boolean isPrivate() {
@@ -395,26 +392,12 @@ public final class LibCrypto {
             if (!privateKey) throw new LibCryptoException("not a private key");
         }
 
-        /** Frees the native key now, or when the last running operation ends. Idempotent. */
-        public void close() {
-            handle.close();
-        }
-
-        public boolean isClosed() {
-            return handle.isClosed();
-        }
-
         private long acquire() {
             return handle.acquire();
         }
 
         private void release() {
             handle.release();
-        }
-
-        private static void free(long pointer) {
-            freeKey(pointer);
-            LIVE_KEYS.decrementAndGet();
         }
     }
 }

@@ -8,7 +8,7 @@ package fastrandom.jni;
  * {@link #close()} frees the key once the calls running on it end, after
  * which {@link #derive} answers null. Thread-safe.
  */
-public final class XdhKey {
+public final class XdhKey extends NativeKey {
     /** The curves, by OpenSSL's key type (its NID). */
     public enum Type {
         X25519(1034, 32), X448(1035, 56);
@@ -31,14 +31,11 @@ public final class XdhKey {
     private static native void free(long handle);
     private static native byte[] derive(long handle, byte[] peer);
 
-    private final NativeHandle handle;
     private final byte[] publicKey;
 
     private XdhKey(long pointer, byte[] publicKey) {
-        if (pointer == 0) throw new LibCryptoException("OpenSSL returned no XDH key");
-        this.handle = new NativeHandle(pointer, XdhKey::freeKey);
+        super(pointer, XdhKey::free, "XDH key");
         this.publicKey = publicKey;
-        LibCrypto.keyCreated();
     }
 
     /** A private key from its raw bytes (RFC 7748's scalar, as given: OpenSSL clamps it). */
@@ -68,17 +65,4 @@ public final class XdhKey {
         }
     }
 
-    /** Frees the native key now, or when the last running call ends. Idempotent. */
-    public void close() {
-        handle.close();
-    }
-
-    public boolean isClosed() {
-        return handle.isClosed();
-    }
-
-    private static void freeKey(long pointer) {
-        free(pointer);
-        LibCrypto.keyFreed();
-    }
 }
