@@ -6,7 +6,7 @@
  * :openssl engines need libssl3. The few types and constants we use are
  * declared here, from OpenSSL 3.0's public headers.
  *
- * Used by everything that calls OpenSSL (libcrypto_rsa.c, ec_key.c, eddsa_key.c, xdh_key.c, rsa_crt.c,
+ * Used by everything that calls OpenSSL (libcrypto_rsa.c, ec_key.c, xdh_key.c, rsa_crt.c,
  * rsa_blinding.c, modexp_ifma.c, jni_helpers.c); libcrypto.c opens it.
  */
 #ifndef FAST_RANDOM_LIBCRYPTO_H
@@ -24,10 +24,8 @@ typedef struct ec_key_st EC_KEY;           /* an EC key on a curve */
 typedef struct ec_group_st EC_GROUP;       /* a curve, with its generator */
 typedef struct ec_point_st EC_POINT;       /* a point of a curve */
 typedef struct ECDSA_SIG_st ECDSA_SIG;     /* an ECDSA signature (r, s) */
-typedef struct evp_pkey_st EVP_PKEY;       /* a key of any type (here Ed25519, Ed448) */
+typedef struct evp_pkey_st EVP_PKEY;       /* a key of any type (here X25519, X448) */
 typedef struct evp_pkey_ctx_st EVP_PKEY_CTX; /* an operation's context on an EVP_PKEY */
-typedef struct evp_md_ctx_st EVP_MD_CTX;   /* a one-shot signing or verification */
-typedef struct evp_md_st EVP_MD;           /* a digest (none for EdDSA) */
 typedef struct engine_st ENGINE;           /* an OpenSSL ENGINE (never used: NULL) */
 
 /* From OpenSSL 3.0's rsa.h and crypto.h. */
@@ -37,8 +35,6 @@ typedef struct engine_st ENGINE;           /* an OpenSSL ENGINE (never used: NUL
 #define RSA_FLAG_NO_BLINDING 0x0080 /* RSA_set_flags: no blinding */
 #define BN_FLG_CONSTTIME 0x04       /* BN_set_flags: a secret, for the constant-time paths */
 #define OPENSSL_VERSION 0           /* OpenSSL_version: the version text */
-#define EVP_PKEY_ED25519 1087       /* NID_ED25519: an Ed25519 key (RFC 8032) */
-#define EVP_PKEY_ED448 1088         /* NID_ED448: an Ed448 key (RFC 8032) */
 #define EVP_PKEY_X25519 1034        /* NID_X25519: an X25519 key (RFC 7748) */
 #define EVP_PKEY_X448 1035          /* NID_X448: an X448 key (RFC 7748) */
 
@@ -166,13 +162,6 @@ typedef struct engine_st ENGINE;           /* an OpenSSL ENGINE (never used: NUL
     X(int, EVP_PKEY_derive_init, (EVP_PKEY_CTX *ctx)) \
     X(int, EVP_PKEY_derive_set_peer, (EVP_PKEY_CTX *ctx, EVP_PKEY *peer)) \
     X(int, EVP_PKEY_derive, (EVP_PKEY_CTX *ctx, unsigned char *key, size_t *keylen)) \
-    X(EVP_MD_CTX *, EVP_MD_CTX_new, (void)) \
-    X(void, EVP_MD_CTX_free, (EVP_MD_CTX *ctx)) \
-    X(int, EVP_DigestSignInit, (EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *type, ENGINE *e, EVP_PKEY *pkey)) \
-    X(int, EVP_DigestSign, (EVP_MD_CTX *ctx, unsigned char *sig, size_t *siglen, const unsigned char *tbs, size_t tbslen)) \
-    X(int, EVP_DigestVerifyInit, (EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *type, ENGINE *e, EVP_PKEY *pkey)) \
-    X(int, EVP_DigestVerify, (EVP_MD_CTX *ctx, const unsigned char *sig, size_t siglen, const unsigned char *tbs, \
-                              size_t tbslen)) \
     X(unsigned char *, SHA1, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA224, (const unsigned char *d, size_t n, unsigned char *md)) \
     X(unsigned char *, SHA256, (const unsigned char *d, size_t n, unsigned char *md)) \

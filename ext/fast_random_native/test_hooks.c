@@ -79,14 +79,6 @@ JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectGenerateFailure
     test_fault_set(FAULT_EC_GENERATE, count);
 }
 
-/* Tests: the next count EdDSA signatures or verifications fail, as when OpenSSL runs out of memory. */
-JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectEdDsaFailures0(JNIEnv *env, jclass cls, jint count)
-{
-    (void) env;
-    (void) cls;
-    test_fault_set(FAULT_EDDSA, count);
-}
-
 /* Tests: the next count X25519/X448 generations or agreements fail, as when OpenSSL runs out of memory. */
 JNIEXPORT void JNICALL Java_fastrandom_jni_NativeTestHooks_injectXdhFailures0(JNIEnv *env, jclass cls, jint count)
 {

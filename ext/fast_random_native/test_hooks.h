@@ -19,7 +19,6 @@ enum test_fault {
     FAULT_EC_TABLE,        /* an EC verification table cannot be built, as when out of memory */
     FAULT_EC_TABLE_VERIFY, /* a verification on a table fails (an OpenSSL call in it, say out of memory) */
     FAULT_EC_GENERATE,     /* an EC key generation fails, as when OpenSSL's random generator does */
-    FAULT_EDDSA,           /* an EdDSA signature or verification fails, as when OpenSSL runs out of memory */
     FAULT_XDH,             /* an X25519/X448 generation or agreement fails, as when OpenSSL runs out of memory */
     FAULT_COUNT            /* how many there are */
 };

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import fastrandom.jni.EdDsaKey;
 import fastrandom.jni.XdhKey;
 import fastrandom.support.Diagnostics;
 import fastrandom.support.EngineRegistry;
@@ -26,12 +25,11 @@ public final class EcEngines {
 
     private static final String JAVA_CODE = "Java code: jruby-openssl's, or the next JCA provider for the JVM-wide one";
     private static final Set<EcCurve> PASSED = EnumSet.noneOf(EcCurve.class); // written once, by the self-test
-    private static final Set<EdDsaKey.Type> EDDSA_PASSED = EnumSet.noneOf(EdDsaKey.Type.class); // the same
-    private static final Set<XdhKey.Type> XDH_PASSED = EnumSet.noneOf(XdhKey.Type.class); // the same
+    private static final Set<XdhKey.Type> XDH_PASSED = EnumSet.noneOf(XdhKey.Type.class); // X25519, X448 passed: the same
 
     /** Selection by name, the default choice, and why an engine cannot run ({@code FastRandom::EC.engine=}, ...). */
     public static final EngineRegistry<OpenSslEcEngine> ENGINES = new EngineRegistry<OpenSslEcEngine>("EC", JAVA_CODE)
-            .candidate(OpenSslEcEngine.NAME, EcEngines::selfTest, () -> new OpenSslEcEngine(PASSED, EDDSA_PASSED, XDH_PASSED));
+            .candidate(OpenSslEcEngine.NAME, EcEngines::selfTest, () -> new OpenSslEcEngine(PASSED, XDH_PASSED));
 
     private EcEngines() {}
 
@@ -71,18 +69,13 @@ public final class EcEngines {
         String failed = "OpenSSL EC self-test: " + String.join("; ", failures);
         if (PASSED.isEmpty()) return failed;
         List<String> otherFailures = new ArrayList<>();
-        for (EdDsaKey.Type type : EdDsaKey.Type.values()) {
-            String why = EcKnownAnswerTest.eddsa(type);
-            if (why == null) EDDSA_PASSED.add(type);
-            else otherFailures.add(type + ": " + why);
-        }
         for (XdhKey.Type type : XdhKey.Type.values()) {
             String why = EcKnownAnswerTest.xdh(type);
             if (why == null) XDH_PASSED.add(type);
             else otherFailures.add(type + ": " + why);
         }
         if (!otherFailures.isEmpty()) {
-            Diagnostics.warnOnce("the openssl EC engine leaves out the EdDSA and XDH curves that failed its self-test; their keys run on "
+            Diagnostics.warnOnce("the openssl EC engine leaves out the XDH curves that failed its self-test; their keys run on "
                     + JAVA_CODE + " (OpenSSL self-test: " + String.join("; ", otherFailures) + ")");
         }
         if (!failures.isEmpty()) {

@@ -6,7 +6,6 @@ import java.util.EnumMap;
 import java.util.Map;
 
 import fastrandom.jni.EcKey;
-import fastrandom.jni.EdDsaKey;
 import fastrandom.jni.XdhKey;
 
 /**
@@ -179,45 +178,6 @@ public final class EcKnownAnswerTest {
         if (first < 0x80) return first;
         if (first != 0x81 || at[0] >= der.length) return -1;
         return der[at[0]++] & 0xff;
-    }
-
-    /** RFC 8032's first test vector for each EdDSA curve: seed, public key, message, signature (hex). */
-    private static final String[][] EDDSA_VECTORS = {
-        {"9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
-         "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
-         "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"},
-        {"6c82a562cb808d10d632be89c8513ebf6c929f34ddfa8c9f63c9960ef6e348a3528c8a3fcc2f044e39a3fc5b94492f8f032e7549a20098f95b",
-         "5fd7449b59b461fd2ce787ec616ad46a1da1342485a70e1f8a0ea75d80e96778edf124769b46c7061bd6783df1e50f6cd1fa1abeafe8256180", "",
-         "533a37f6bbe457251f023c0d88f976ae2dfb504a843e34d2074fd823d41a591f2b233f034f628281f2fd7a22ddd47d7828c59bd0a21bfd3980ff0d2028d4b18a9df63e006c5d1c2d345b925d8dc00b4104852db99ac5c7cdda8530a113a0f4dbb61149f05a7363268c71d95808ff2e652600"},
-    };
-
-    /**
-     * EdDSA's known-answer test (RFC 8032's first vector of the curve): the
-     * public key derived from the seed, the signature, its verification,
-     * and a signature with a bit changed refused. Null when it passes, else
-     * why not.
-     */
-    static String eddsa(EdDsaKey.Type type) {
-        String[] v = EDDSA_VECTORS[type.ordinal()];
-        EdDsaKey key = null;
-        EdDsaKey publicKey = null;
-        try {
-            key = EdDsaKey.newPrivateKey(type, bytes(v[0]));
-            publicKey = EdDsaKey.newPublicKey(type, bytes(v[1]));
-            byte[] message = bytes(v[2]);
-            byte[] expected = bytes(v[3]);
-            if (!Arrays.equals(key.publicKey(), bytes(v[1]))) return "wrong public key";
-            if (!Arrays.equals(key.sign(message, 0, message.length), expected)) return "wrong signature";
-            if (!publicKey.verify(message, 0, message.length, expected)) return "RFC 8032's signature did not verify";
-            expected[5] ^= 1;
-            if (publicKey.verify(message, 0, message.length, expected)) return "a wrong signature verified";
-            return null;
-        } catch (RuntimeException | LinkageError e) {
-            return "failed: " + e;
-        } finally {
-            if (key != null) key.close();
-            if (publicKey != null) publicKey.close();
-        }
     }
 
     /** RFC 7748's section 6 vectors: Alice's scalar, Bob's scalar, Bob's public u, the shared secret (hex). */

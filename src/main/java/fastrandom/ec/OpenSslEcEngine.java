@@ -14,7 +14,6 @@ import java.util.function.Supplier;
 
 import fastrandom.support.KeyCache;
 import fastrandom.jni.EcKey;
-import fastrandom.jni.EdDsaKey;
 import fastrandom.jni.XdhKey;
 import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibCryptoException;
@@ -39,20 +38,16 @@ public final class OpenSslEcEngine {
     private static final int LOOKUP_ATTEMPTS = 3;
 
     private final Set<EcCurve> served; // the curves that passed the known-answer test
-    private final Set<EdDsaKey.Type> servedEdDsa; // the EdDSA curves that passed theirs
     private final Set<XdhKey.Type> servedXdh; // the XDH curves that passed theirs
     private final KeyCache<EcKey> privateKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
     private final KeyCache<EcKey> publicKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EcKey::close, k -> !k.isClosed());
-    private final KeyCache<EdDsaKey> eddsaKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, EdDsaKey::close, k -> !k.isClosed());
     private final KeyCache<XdhKey> xdhKeys = new KeyCache<>(KeyCache.DEFAULT_CAPACITY, XdhKey::close, k -> !k.isClosed());
-    /** EdDSA keys are matched on identity alone: their Java objects (BouncyCastle's, the JDK's) never change. */
+    /** XDH keys are matched on identity alone: their Java objects (the JDK's) never change. */
     private static final BigInteger[] NO_VALUES = {};
 
     /** The engine for the curves that passed the known-answer test ({@link #selfTest()}). */
-    OpenSslEcEngine(Set<EcCurve> served, Set<EdDsaKey.Type> servedEdDsa, Set<XdhKey.Type> servedXdh) {
+    OpenSslEcEngine(Set<EcCurve> served, Set<XdhKey.Type> servedXdh) {
         this.served = Collections.unmodifiableSet(served.isEmpty() ? EnumSet.noneOf(EcCurve.class) : EnumSet.copyOf(served));
-        this.servedEdDsa = Collections.unmodifiableSet(servedEdDsa.isEmpty() ? EnumSet.noneOf(EdDsaKey.Type.class)
-                : EnumSet.copyOf(servedEdDsa));
         this.servedXdh = Collections.unmodifiableSet(servedXdh.isEmpty() ? EnumSet.noneOf(XdhKey.Type.class) : EnumSet.copyOf(servedXdh));
     }
 
@@ -118,40 +113,6 @@ public final class OpenSslEcEngine {
         } catch (LibCryptoException e) {
             throw new EcEngineException(e.getMessage(), e);
         }
-    }
-
-    /** Whether EdDSA keys of {@code type} run here: RFC 8032's vector passed at the self-test. */
-    public boolean serves(EdDsaKey.Type type) {
-        return type != null && servedEdDsa.contains(type);
-    }
-
-    /**
-     * The EdDSA signature of {@code data[offset, offset + length)} with the
-     * private key {@code key}, whose seed {@code seed} gives when its native
-     * key is first built. Throws {@link EcEngineException} when the engine
-     * fails.
-     */
-    public byte[] signEdDsa(Object key, EdDsaKey.Type type, Supplier<byte[]> seed, byte[] data, int offset, int length) {
-        return withKey(eddsaKeys, key, NO_VALUES, () -> {
-            byte[] secret = seed.get();
-            try {
-                return EdDsaKey.newPrivateKey(type, secret);
-            } finally {
-                java.util.Arrays.fill(secret, (byte) 0);
-            }
-        }, native_ -> native_.sign(data, offset, length), EdDsaKey::close);
-    }
-
-    /**
-     * Whether {@code signature} is the public key {@code key}'s EdDSA
-     * signature of the data ({@code point}: the key's encoding, asked for
-     * when its native key is first built). Throws {@link EcEngineException}
-     * when the engine fails.
-     */
-    public boolean verifyEdDsa(Object key, EdDsaKey.Type type, Supplier<byte[]> point, byte[] data, int offset, int length,
-                               byte[] signature) {
-        return withKey(eddsaKeys, key, NO_VALUES, () -> EdDsaKey.newPublicKey(type, point.get()),
-                native_ -> native_.verify(data, offset, length, signature), EdDsaKey::close);
     }
 
     /**
@@ -257,16 +218,15 @@ public final class OpenSslEcEngine {
         return privateKeys.peek(key, new BigInteger[] {key.getS(), curve.order()}) != null;
     }
 
-    /** The native key caches (for diagnostics and tests): [private, public, EdDSA, XDH]. */
+    /** The native key caches (for diagnostics and tests): [private, public, XDH]. */
     public KeyCache<?>[] caches() {
-        return new KeyCache<?>[] {privateKeys, publicKeys, eddsaKeys, xdhKeys};
+        return new KeyCache<?>[] {privateKeys, publicKeys, xdhKeys};
     }
 
     /** Frees every cached native key now. */
     public void clearCaches() {
         privateKeys.clear();
         publicKeys.clear();
-        eddsaKeys.clear();
         xdhKeys.clear();
     }
 
@@ -278,21 +238,16 @@ public final class OpenSslEcEngine {
      */
     private static <T> T withKey(KeyCache<EcKey> cache, Object identity, BigInteger[] values, Supplier<EcKey> create,
                                  Function<EcKey, T> operation) {
-        return withKey(cache, identity, values, create, operation, EcKey::close);
-    }
-
-    private static <K, T> T withKey(KeyCache<K> cache, Object identity, BigInteger[] values, Supplier<K> create,
-                                    Function<K, T> operation, java.util.function.Consumer<K> close) {
         try {
             for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
                 T result = operation.apply(cache.get(identity, values, create));
                 if (result != null) return result;
             }
-            K once = create.get();
+            EcKey once = create.get();
             try {
                 return operation.apply(once);
             } finally {
-                close.accept(once);
+                once.close();
             }
         } catch (LibCryptoException e) {
             throw new EcEngineException(e.getMessage(), e);

@@ -4,7 +4,7 @@ import java.util.function.LongConsumer;
 
 /**
  * What every native key (RSA's {@link LibCrypto.Key}, {@link EcKey},
- * {@link EdDsaKey}, {@link XdhKey}) shares: its handle, counted among the
+ * {@link XdhKey}) shares: its handle, counted among the
  * live keys ({@link LibCrypto#liveKeys}) from the moment the key exists
  * until its native side is freed, which {@link #close()} asks for and the
  * last call running on it does.

@@ -17,7 +17,6 @@ public final class NativeTestHooks {
     private static native void verifyTables0(int after, int faults);
     private static native void injectTableVerifyFailures0(int count);
     private static native void injectGenerateFailures0(int count);
-    private static native void injectEdDsaFailures0(int count);
     private static native void injectXdhFailures0(int count);
     private static native void ecWrongAnswers0(int nid);
     private static native void pretendOpenSslVersion0(long version);
@@ -72,12 +71,6 @@ public final class NativeTestHooks {
     public static void injectGenerateFailures(int count) {
         requirePresent();
         injectGenerateFailures0(count);
-    }
-
-    /** The next {@code count} EdDSA signatures or verifications fail, as when OpenSSL runs out of memory (0 stops it). */
-    public static void injectEdDsaFailures(int count) {
-        requirePresent();
-        injectEdDsaFailures0(count);
     }
 
     /** The next {@code count} X25519/X448 generations or agreements fail, as when OpenSSL runs out of memory (0 stops it). */

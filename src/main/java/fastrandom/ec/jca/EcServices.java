@@ -9,22 +9,20 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 import fastrandom.ec.EcCurve;
-import fastrandom.jni.EdDsaKey;
 import fastrandom.jni.LibCrypto;
 
 /**
  * The EC services fast_random's provider ({@code fastrandom.jca.JRubyOpenSslProvider})
  * answers with: ECDSA signatures with SHA-1 or SHA-2, or on a given digest
- * (NONEwithECDSA), ECDH key agreement, EdDSA signatures and EC key
- * generation, on the {@code :openssl} EC engine ({@link EngineEcdsaSignature},
- * {@link EngineEcdh}, {@link EngineEdDsaSignature}, {@link EngineEcKeyPairGenerator}). Names are resolved by
+ * (NONEwithECDSA), ECDH key agreement and EC key generation, on the
+ * {@code :openssl} EC engine ({@link EngineEcdsaSignature}, {@link EngineEcdh},
+ * {@link EngineEcKeyPairGenerator}). Names are resolved by
  * BouncyCastle itself (so every alias it knows works) and recognized by the
  * class BouncyCastle answers with; what our services do not take (curves,
  * keys, parameters) they hand to BouncyCastle's own.
  */
 public final class EcServices {
     private static final String BC_EC = "org.bouncycastle.jcajce.provider.asymmetric.ec.";
-    private static final String BC_EDEC = "org.bouncycastle.jcajce.provider.asymmetric.edec.";
     private static final String NONE = "none";
     /** BC's ECDSA signature class (suffix) -> the digest libcrypto computes for it. */
     private static final Map<String, Object> SIGNATURES = new HashMap<>();
@@ -46,12 +44,6 @@ public final class EcServices {
      * none we take.
      */
     public static Supplier<Object> service(String type, String bcClassName, Provider bouncyCastle, String algorithm) {
-        if ("Signature".equals(type) && bcClassName.startsWith(BC_EDEC + "SignatureSpi$")) {
-            String suffix = bcClassName.substring(BC_EDEC.length() + "SignatureSpi$".length());
-            EdDsaKey.Type only = "Ed25519".equals(suffix) ? EdDsaKey.Type.ED25519 : "Ed448".equals(suffix) ? EdDsaKey.Type.ED448 : null;
-            if (only == null && !"EdDSA".equals(suffix)) return null;
-            return () -> new EngineEdDsaSignature(bouncyCastle, algorithm, only);
-        }
         if (!bcClassName.startsWith(BC_EC)) return null;
         String suffix = bcClassName.substring(BC_EC.length());
         if ("Signature".equals(type)) {
