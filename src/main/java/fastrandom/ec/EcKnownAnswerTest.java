@@ -202,11 +202,11 @@ public final class EcKnownAnswerTest {
         XdhKey alice = null;
         XdhKey bob = null;
         try {
-            alice = XdhKey.newPrivateKey(type, bytes(v[0]));
-            bob = XdhKey.newPrivateKey(type, bytes(v[1]));
-            if (!Arrays.equals(bob.publicKey(), bytes(v[2]))) return "wrong public key";
-            if (!Arrays.equals(alice.derive(bob.publicKey()), bytes(v[3]))) return "wrong shared secret";
-            if (!Arrays.equals(bob.derive(alice.publicKey()), bytes(v[3]))) return "wrong shared secret (the other way)";
+            alice = XdhKey.newPrivateKey(type, fixed(v[0], v[0].length() / 2));
+            bob = XdhKey.newPrivateKey(type, fixed(v[1], v[1].length() / 2));
+            if (!Arrays.equals(bob.publicKey(), fixed(v[2], v[2].length() / 2))) return "wrong public key";
+            if (!Arrays.equals(alice.derive(bob.publicKey()), fixed(v[3], v[3].length() / 2))) return "wrong shared secret";
+            if (!Arrays.equals(bob.derive(alice.publicKey()), fixed(v[3], v[3].length() / 2))) return "wrong shared secret (the other way)";
             return null;
         } catch (RuntimeException | LinkageError e) {
             return "failed: " + e;
@@ -214,12 +214,6 @@ public final class EcKnownAnswerTest {
             if (alice != null) alice.close();
             if (bob != null) bob.close();
         }
-    }
-
-    private static byte[] bytes(String hex) {
-        byte[] out = new byte[hex.length() / 2];
-        for (int i = 0; i < out.length; i++) out[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
-        return out;
     }
 
     /** The hex value as exactly {@code length} big-endian bytes. */

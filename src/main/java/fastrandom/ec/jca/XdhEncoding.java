@@ -27,13 +27,13 @@ final class XdhEncoding {
 
     /** The curve of a key whose encoding is one of these, or null. */
     static XdhKey.Type typeOf(Key key) {
-        byte[] encoded = key == null ? null : key.getEncoded();
+        byte[][] prefixes = key instanceof PrivateKey ? PRIVATE : key instanceof PublicKey ? PUBLIC : null;
+        byte[] encoded = prefixes == null ? null : key.getEncoded();
         if (encoded == null) return null;
         try {
-            byte[][] prefixes = key instanceof PrivateKey ? PRIVATE : key instanceof PublicKey ? PUBLIC : new byte[0][];
             for (XdhKey.Type type : XdhKey.Type.values()) {
-                byte[] prefix = prefixes.length == 0 ? null : prefixes[type.ordinal()];
-                if (prefix != null && encoded.length == prefix.length + type.keyBytes() && startsWith(encoded, prefix)) return type;
+                byte[] prefix = prefixes[type.ordinal()];
+                if (encoded.length == prefix.length + type.keyBytes() && startsWith(encoded, prefix)) return type;
             }
             return null;
         } finally {

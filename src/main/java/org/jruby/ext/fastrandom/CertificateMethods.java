@@ -15,7 +15,6 @@ import java.security.interfaces.ECPublicKey;
 import java.security.interfaces.RSAPrivateKey;
 import java.security.interfaces.RSAPublicKey;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
@@ -41,11 +40,10 @@ import fastrandom.jca.JRubyOpenSslProvider;
 import fastrandom.jca.PKeyAccess;
 import fastrandom.jca.ProviderHook;
 import fastrandom.rsa.RsaEngines;
-import fastrandom.support.Diagnostics;
 
 /**
- * {@code OpenSSL::X509::Certificate#verify}, put in place of jruby-openssl's
- * when RSA or EC is installed ({@link #install}). jruby-openssl asks the
+ * {@code OpenSSL::X509::Certificate#sign} and {@code #verify}, put in place
+ * of jruby-openssl's when RSA or EC is installed ({@link X509Hooks}). jruby-openssl asks the
  * certificate object BouncyCastle parsed to verify itself, and BouncyCastle
  * does so with a provider of its own, which no hook reaches. This method
  * verifies the same bytes (the TBSCertificate as BouncyCastle encodes it,
@@ -62,10 +60,9 @@ import fastrandom.support.Diagnostics;
  * stock's; a signature the provider refuses to read is false, as stock.
  */
 public final class CertificateMethods {
-    private static final String[] NAMES = {"sign", "verify"};
+    static final String[] NAMES = {"sign", "verify"};
     /** The digests sign takes, as jruby-openssl names them (SHA-3 and the rest stay stock's). */
     private static final Set<String> DIGESTS = new HashSet<>(Arrays.asList("SHA1", "SHA224", "SHA256", "SHA384", "SHA512"));
-    private static final String CERTIFICATE_CLASS = "org.jruby.ext.openssl.X509Cert";
     /** Signature algorithm OIDs taken -> the JCA name and the key capability. */
     private static final Map<String, Algorithm> ALGORITHMS = new HashMap<>();
 
@@ -110,29 +107,6 @@ public final class CertificateMethods {
             ALGORITHMS.put(oid, new Algorithm(name, capability, new ASN1ObjectIdentifier(oid).getEncoded()));
         } catch (java.io.IOException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * Puts these methods on {@code OpenSSL::X509::Certificate} in place of
-     * jruby-openssl's, once (RSA's and EC's installs both ask). Where the
-     * loaded release lacks the class or the members they use
-     * ({@link CertificateAccess}), jruby-openssl's methods stay, said under
-     * {@code -w}.
-     */
-    static void install(Ruby runtime) {
-        if (!OpenSSLHook.defined(runtime, "OpenSSL::X509::Certificate")) return;
-        String missing = CertificateAccess.missing(runtime.getJRubyClassLoader());
-        if (missing != null) {
-            Diagnostics.warnOnceIfVerbose("Certificate#sign and #verify stay jruby-openssl's: it has no " + missing);
-            return;
-        }
-        RubyModule certificate = runtime.getClassFromPath("OpenSSL::X509::Certificate");
-        try {
-            StockMethods.install(certificate, CertificateMethods.class, NAMES, Collections.<String>emptySet());
-        } catch (RuntimeException | LinkageError e) { // a frozen class, say: RSA and EC stay installed
-            StockMethods.uninstall(certificate);
-            Diagnostics.warnOnce("Certificate#sign and #verify stay jruby-openssl's: " + e);
         }
     }
 

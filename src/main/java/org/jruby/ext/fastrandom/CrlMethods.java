@@ -5,7 +5,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.security.cert.CRLException;
 import java.security.cert.X509CRL;
-import java.util.Collections;
 
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
@@ -14,11 +13,10 @@ import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jca.PKeyAccess;
-import fastrandom.support.Diagnostics;
 
 /**
  * {@code OpenSSL::X509::CRL#verify}, put in place of jruby-openssl's when
- * RSA or EC is installed ({@link #install}). jruby-openssl verifies a CRL
+ * RSA or EC is installed ({@link X509Hooks}). jruby-openssl verifies a CRL
  * with BouncyCastle's lightweight verifiers, which no hook reaches; this
  * method verifies the same bytes through jruby-openssl's provider, as
  * {@link CertificateMethods#verifySigned} does for certificates (RSA
@@ -29,7 +27,7 @@ import fastrandom.support.Diagnostics;
  * list afterwards in ways of its own.)
  */
 public final class CrlMethods {
-    private static final String[] NAMES = {"verify"};
+    static final String[] NAMES = {"verify"};
     private static final String CRL_CLASS = "org.jruby.ext.openssl.X509CRL";
 
     /** The last class loader asked about, and its answer: a Members, or why not (a String). */
@@ -68,21 +66,10 @@ public final class CrlMethods {
         return answer;
     }
 
-    /** Puts {@code verify} on {@code OpenSSL::X509::CRL} in place of jruby-openssl's, once; where it cannot, stock's stays. */
-    static void install(Ruby runtime) {
-        if (!OpenSSLHook.defined(runtime, "OpenSSL::X509::CRL")) return;
-        Object members = members(runtime.getJRubyClassLoader());
-        if (members instanceof String) {
-            Diagnostics.warnOnceIfVerbose("CRL#verify stays jruby-openssl's: it has no " + members);
-            return;
-        }
-        RubyModule crl = runtime.getClassFromPath("OpenSSL::X509::CRL");
-        try {
-            StockMethods.install(crl, CrlMethods.class, NAMES, Collections.<String>emptySet());
-        } catch (RuntimeException | LinkageError e) { // a frozen class, say: RSA and EC stay installed
-            StockMethods.uninstall(crl);
-            Diagnostics.warnOnce("CRL#verify stays jruby-openssl's: " + e);
-        }
+    /** What jruby-openssl lacks that this class reads, or null. */
+    static String missing(ClassLoader loader) {
+        Object members = members(loader);
+        return members instanceof String ? (String) members : null;
     }
 
     @JRubyMethod(name = "verify", rest = true)
