@@ -99,6 +99,30 @@ class PackagedAppFaultsTest < Minitest::Test
     assert_empty Dir.children(copies)
   end
 
+  # A copy directory named through a symbolic link that others could
+  # re-point (here, in a directory anyone may write to): refused for both
+  # libraries, the JNI library and the bundled libgmp, naming the link;
+  # nothing is made through it (test/integration/library_copy_test.rb has
+  # another user attack such a link).
+  def test_a_copy_directory_through_a_link_others_may_replace_is_refused
+    jar = PackagedApp.jar(TestHelper.child_jruby)
+    open = File.join(@dir, "open")
+    Dir.mkdir(open)
+    File.chmod(0o777, open)
+    mine = File.join(@dir, "mine")
+    Dir.mkdir(mine, 0o700)
+    link = File.join(open, "link")
+    File.symlink(mine, link)
+    report, warnings = run_app(jar, env: { "FAST_RANDOM_NATIVE_DIR" => File.join(link, "native") })
+    why = "the symbolic link #{link} on the way to it is in #{open}, which others may write to"
+    assert_equal 1, warnings.size, "one warning:\n#{warnings.join}"
+    assert_includes warnings.first, why
+    assert_includes report["gmp_problem"], why, "the bundled libgmp's copy too"
+    assert_equal %w[java java], report.values_at("rsa_engine", "ec_engine")
+    assert_right_answers(report, @mri_signature)
+    assert_equal [], Dir.children(mine), "nothing made through the link"
+  end
+
   # A library in the archive that is not the one fast_random's jar was
   # built with (cut short, or altered) is never loaded.
   def test_an_altered_library_is_not_loaded

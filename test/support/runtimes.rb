@@ -236,7 +236,12 @@ when "copy_faults"
   cases = {
     "writable_by_others" => -> { FileUtils.mkdir_p("#{dir}/open"); File.chmod(0o777, "#{dir}/open"); "#{dir}/open" },
     "a_file" => -> { File.write("#{dir}/file", ""); "#{dir}/file" },
-    "a_link" => -> { File.symlink(private_dir, "#{dir}/link") unless File.symlink?("#{dir}/link"); "#{dir}/link" },
+    "a_link_others_may_replace" => lambda {
+      FileUtils.mkdir_p("#{dir}/open")
+      File.chmod(0o777, "#{dir}/open")
+      File.symlink(private_dir, "#{dir}/open/link") unless File.symlink?("#{dir}/open/link")
+      "#{dir}/open/link"
+    },
     "private" => -> { private_dir }
   }
   result[:cases] = cases.to_h do |name, make|

@@ -6,7 +6,7 @@ import java.io.InputStream;
 import java.net.URL;
 import java.net.URLConnection;
 import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -17,6 +17,7 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -24,6 +25,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,6 +63,10 @@ public final class LibraryCopy {
     /** Copies older than this are left behind by a JVM that died between copying and loading: removed. */
     private static final long STALE_MILLIS = TimeUnit.MINUTES.toMillis(10);
     private static final String COPY_PREFIX = "libfast_random-";
+
+    /** How a copy is opened: made new (never an existing file or a link), to be written, then read back. */
+    private static final Set<OpenOption> CREATE = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
+            StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)));
 
     private LibraryCopy() {}
 
@@ -103,42 +109,82 @@ public final class LibraryCopy {
      * the library stays mapped).
      */
     public static void load(byte[] bytes, byte[] sha256, String fileName, Loader loader) throws Failure {
-        Path directory;
+        Path configured;
         try {
-            directory = directory();
+            configured = directory();
         } catch (RuntimeException e) { // InvalidPathException: a setting no path can have
             throw new Failure(Paths.get(""), "the directory setting is no path: " + e.getMessage());
         }
         Path home = null;
         Path copy = null;
         try {
-            if (!directory.isAbsolute()) throw new Failure(directory, "not an absolute path");
-            String problem = privateDirectory(directory);
-            if (problem != null) throw new Failure(directory, problem);
-            // From here on, the checked directory itself: no link on the way can be re-pointed.
-            directory = directory.toRealPath();
+            // Resolved once: from here on only this real path, on which no one else can change a thing.
+            Path directory = PrivateDirectory.resolve(configured);
             removeStale(directory);
             home = newDirectory(directory);
             copy = home.resolve(fileName);
-            Set<OpenOption> create = new HashSet<>(Arrays.asList(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
-            try (SeekableByteChannel out = Files.newByteChannel(copy, create, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")))) {
+            try (FileChannel file = FileChannel.open(copy, CREATE, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")))) {
                 ByteBuffer buffer = ByteBuffer.wrap(bytes);
-                while (buffer.hasRemaining()) out.write(buffer);
+                while (buffer.hasRemaining()) file.write(buffer);
+                if (!MessageDigest.isEqual(sha256, sha256(readAll(file)))) {
+                    throw new Failure(configured, "the copy written there does not match its SHA-256");
+                }
+                Object checked = openFileKey(copy);
+                if (checked == null) throw new Failure(configured, "the copy checked there is not among this process's open files (/proc/self/fd)");
+                // The same file, still: the name leads to the inode read above, held open so that it cannot be reused.
+                PosixFileAttributes now = Files.readAttributes(copy, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                if (!now.isRegularFile() || !checked.equals(now.fileKey())) {
+                    throw new Failure(configured, "the copy there was replaced after it was checked");
+                }
+                loader.load(copy);
             }
-            // Only this user can write here (checked above, up to the root); read back, it is still exactly what we meant to load.
-            if (!MessageDigest.isEqual(sha256, sha256(Files.readAllBytes(copy)))) {
-                throw new Failure(directory, "the copy written there does not match its SHA-256");
-            }
-            loader.load(copy);
         } catch (Failure e) {
             throw e;
+        } catch (PrivateDirectory.Refused e) {
+            throw new Failure(configured, e.getMessage());
         } catch (Exception | UnsatisfiedLinkError e) {
-            throw new Failure(directory, reason(e));
+            throw new Failure(configured, reason(e));
         } finally {
             // Loaded (mapped) or not, the file has done its job.
             delete(copy);
             delete(home);
         }
+    }
+
+    /** All of {@code file}, read from its start through the descriptor that wrote it. */
+    private static byte[] readAll(FileChannel file) throws IOException {
+        ByteBuffer read = ByteBuffer.allocate((int) file.size());
+        file.position(0);
+        while (read.hasRemaining() && file.read(read) >= 0) {
+            // until full: the file is as long as what was written
+        }
+        return read.array();
+    }
+
+    /**
+     * The device and inode ({@code fileKey}) of the file this process has
+     * open under the name {@code file}, read through its descriptor in
+     * /proc/self/fd (the JDK gives no fstat of a channel): the one a copy
+     * was written and read back through. Null when no descriptor or more
+     * than one names it.
+     */
+    private static Object openFileKey(Path file) throws IOException {
+        String name = file.toString();
+        Object key = null;
+        try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(Paths.get("/proc/self/fd"))) {
+            for (Path descriptor : descriptors) {
+                String target;
+                try {
+                    target = Files.readSymbolicLink(descriptor).toString();
+                } catch (IOException closed) {
+                    continue; // closed by another thread meanwhile
+                }
+                if (!target.equals(name)) continue;
+                if (key != null) return null;
+                key = Files.readAttributes(descriptor, BasicFileAttributes.class).fileKey(); // the open file's own
+            }
+        }
+        return key;
     }
 
     /** What went wrong, in the words of the system where there are some ("Read-only file system /x"). */
@@ -256,59 +302,6 @@ public final class LibraryCopy {
         String configured = Setting.NATIVE_DIRECTORY.value();
         if (configured != null) return Paths.get(configured);
         return Paths.get(System.getProperty("user.home", "?"), ".cache", "fast_random", "native");
-    }
-
-    /**
-     * Creates {@code directory} (mode 0700) if it is missing; null when it
-     * is a real directory (not a link) owned by this user and writable by
-     * no one else, and no directory above it lets anyone else swap it (each
-     * is root's or this user's, and writable by others only with the sticky
-     * bit, as /tmp is): so nobody else can put a file where we are about to
-     * load one.
-     */
-    static String privateDirectory(Path directory) throws IOException {
-        Path parent = directory.getParent();
-        if (parent == null) return "it has no parent directory";
-        Files.createDirectories(parent);
-        if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
-            try {
-                Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } catch (FileAlreadyExistsException raced) {
-                // another runtime made it meanwhile: checked below like any other
-            }
-        }
-        PosixFileAttributes attributes = Files.readAttributes(directory, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (attributes.isSymbolicLink()) return "it is a symbolic link";
-        if (!attributes.isDirectory()) return "it is not a directory";
-        Path real = directory.toRealPath();
-        int me = uidOfNewDirectory(real);
-        if (uid(real) != me) return "it belongs to " + attributes.owner().getName();
-        if ((mode(real) & 0022) != 0) return "others may write to it (" + PosixFilePermissions.toString(attributes.permissions()) + ")";
-        for (Path above = real.getParent(); above != null; above = above.getParent()) {
-            int owner = uid(above);
-            if (owner != 0 && owner != me) return above + " above it belongs to another user";
-            int mode = mode(above);
-            if ((mode & 0022) != 0 && (mode & 01000) == 0) return "others may write to " + above + " above it";
-        }
-        return null;
-    }
-
-    private static int uid(Path path) throws IOException {
-        return (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-    }
-
-    private static int mode(Path path) throws IOException {
-        return (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-    }
-
-    /** This process's user id: the owner of a directory it makes (in {@code directory}, removed at once). */
-    private static int uidOfNewDirectory(Path directory) throws IOException {
-        Path probe = newDirectory(directory);
-        try {
-            return uid(probe);
-        } finally {
-            Files.deleteIfExists(probe);
-        }
     }
 
     /**

@@ -1,0 +1,136 @@
+# frozen_string_literal: true
+
+# Passes 10.1: LibraryCopy is fastrandom's Java on the JDK's files and System.load, the same under every JRuby; the packaged app's runs are this pass's too.
+
+require_relative "../test_helper"
+require "etc"
+require "fileutils"
+require "json"
+require "open3"
+require "tmpdir"
+
+# The private copies of the native libraries (fastrandom.jni.LibraryCopy)
+# against another user of the same host, as the third review attacked
+# them: a copy directory named through a symbolic link that the other user
+# can replace. That user (uid 65534, by setpriv: the suite runs as root on
+# CI) flips the link between the victim's directory and its own, and puts a
+# library of its own in place of each copy written in its directory; the
+# victim (a child JRuby) makes and loads copies of a harmless library.
+class LibraryCopyTest < Minitest::Test
+  OTHER_UID = 65_534
+  HARMLESS = "int fast_random_copy_test_harmless(void) { return 1; }\n"
+  # The other user's library: its constructor leaves a mark, as whoever loads it.
+  EVIL = <<~C
+    #include <fcntl.h>
+    #include <stdio.h>
+    #include <unistd.h>
+    __attribute__((constructor)) static void mark(void) {
+      int fd = open(MARK, O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd >= 0) { dprintf(fd, "ran as uid %d\\n", (int)getuid()); close(fd); }
+    }
+  C
+
+  def setup
+    skip "needs a second uid to play the other user: setpriv runs as root only (CI runs the suite as root)" unless Process.uid.zero?
+    skip "needs setpriv (util-linux) and a C compiler" unless TestHelper.executable("setpriv") && TestHelper.executable("cc")
+
+    @dir = Dir.mktmpdir("fast_random-copies")
+    File.chmod(0o755, @dir) # the other user reaches its own directories here
+    @mine = File.join(@dir, "mine")
+    Dir.mkdir(@mine, 0o700)
+    @theirs = File.join(@dir, "theirs")
+    Dir.mkdir(@theirs, 0o755)
+    Dir.mkdir(File.join(@theirs, "native"), 0o777)
+    File.chown(OTHER_UID, OTHER_UID, @theirs, File.join(@theirs, "native"))
+    @mark = File.join(@dir, "mark")
+    @harmless = compile("libharmless.so", HARMLESS)
+    @evil = compile("libevil.so", EVIL, "-DMARK=\"#{@mark}\"")
+    File.chmod(0o644, @evil)
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir) if @dir
+  end
+
+  def compile(name, source, *flags)
+    File.join(@dir, name).tap do |library|
+      out, status = Open3.capture2e("cc", "-shared", "-fPIC", *flags, "-o", library, "-x", "c", "-", stdin_data: source)
+      assert status.success?, "cc failed: #{out}"
+    end
+  end
+
+  # Runs the victim with its copy directory at +directory+ while the other
+  # user attacks +link+; returns the victim's report.
+  def attacked(directory, link, iterations:, pause:)
+    attacker = spawn("setpriv", "--reuid=#{OTHER_UID}", "--regid=#{OTHER_UID}", "--clear-groups",
+                     "ruby", "-e", File.read(File.expand_path("../support/copy_attack.rb", __dir__)), "--",
+                     link, @mine, @theirs, File.join(@theirs, "native"), @evil, "libharmless.so",
+                     %i[out err] => File::NULL)
+    sleep 0.2 # the link flipping before the first copy
+    out, err, status = Open3.capture3({ "FAST_RANDOM_JAVA_OPTS" => "-Dfast_random.native.dir=#{directory}" },
+                                      *TestHelper.jruby_command, "-rfast_random",
+                                      File.expand_path("../support/copy_victim.rb", __dir__), @harmless, iterations.to_s, pause.to_s)
+    assert status.success?, "the victim failed:\n#{err}"
+    JSON.parse(out.lines.last)
+  ensure
+    if attacker
+      Process.kill(:KILL, attacker)
+      Process.wait(attacker)
+    end
+  end
+
+  def refute_other_users_library_ran(report)
+    refute File.exist?(@mark), "the other user's library ran in the victim's process: #{File.exist?(@mark) && File.read(@mark)}"
+    outside = report["loaded"].reject { |path| path.start_with?("#{@mine}/") }
+    assert_empty outside, "copies handed to System.load outside the checked directory #{@mine}"
+  end
+
+  # A link in a directory others may write to (no sticky bit), flipped
+  # between the victim's directory and the other user's: no copy is ever
+  # written or loaded in the other user's directory, and the setting is
+  # refused, naming the link. 200 copies: today's second resolution of the
+  # path sent about one in four there (984 of 4,235 in the review).
+  def test_a_link_others_may_replace_never_redirects_a_copy
+    open = File.join(@dir, "open")
+    Dir.mkdir(open)
+    File.chmod(0o777, open)
+    link = File.join(open, "link")
+    File.symlink(@mine, link)
+    report = attacked(File.join(link, "native"), link, iterations: 200, pause: 0.002)
+    refute_other_users_library_ran(report)
+    assert_equal [], report["loaded"], "refused, link or no link at this moment"
+    assert_equal({ "the symbolic link #{link} on the way to it is in #{open}, which others may write to" => 200 }, report["refused"])
+  end
+
+  # The other user's own link in a sticky directory (as in /tmp): theirs
+  # to re-point, so refused. (With fs.protected_symlinks=1 the kernel would
+  # not follow it either; many hosts and containers run with 0.)
+  def test_another_users_link_in_a_sticky_directory_is_refused
+    sticky = File.join(@dir, "sticky")
+    Dir.mkdir(sticky)
+    File.chmod(0o1777, sticky)
+    link = File.join(sticky, "link")
+    File.symlink(@mine, link)
+    File.lchown(OTHER_UID, OTHER_UID, link)
+    report = attacked(File.join(link, "native"), link, iterations: 50, pause: 0.002)
+    refute_other_users_library_ran(report)
+    assert_equal({ "the symbolic link #{link} on the way to it belongs to another user (nobody)" => 50 }, report["refused"])
+  end
+
+  # A link no one else can replace is followed, once: every copy is
+  # written, checked and loaded in the victim's directory while the other
+  # user does all it can (its own directory stays untouched).
+  def test_a_link_only_this_user_may_replace_is_followed
+    safe = File.join(@dir, "safe")
+    Dir.mkdir(safe, 0o755)
+    link = File.join(safe, "link")
+    File.symlink(@mine, link)
+    report = attacked(File.join(link, "native"), link, iterations: 20, pause: 0.002)
+    refute_other_users_library_ran(report)
+    assert_equal({}, report["refused"])
+    assert_equal 20, report["loaded"].size
+    assert report["loaded"].all? { |path| path.start_with?("#{@mine}/native/libfast_random-") }, report["loaded"].first
+    assert_equal [], Dir.children(File.join(@mine, "native")), "each copy deleted once loaded"
+    assert_equal [], Dir.children(File.join(@theirs, "native"))
+  end
+end
