@@ -138,13 +138,6 @@ public final class ThreadGenerators {
         if (hasOwn()) own().reseed();
     }
 
-    /** Takes the primary's first OS seed now (the background warm-up does, so the first call need not). */
-    static void seedPrimary() {
-        byte[] discard = new byte[CtrDrbg.SEED_LENGTH];
-        PRIMARY.fill(discard);
-        java.util.Arrays.fill(discard, (byte) 0);
-    }
-
     /** Where the primary takes its seeds: the OS, mixed with the CPU. */
     public static EntropySource entropySource() {
         return Faults.substitute("random:entropy", EntropySource.class, OsAndCpu.ENTROPY);
