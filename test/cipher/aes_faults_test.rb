@@ -374,31 +374,39 @@ class AesFaultsTest < Minitest::Test
   end
 
   # I1 and N6: no way in the shipped jar to make AES, PBKDF2 or an install
-  # fail. Their sites ask fastrandom.support.Faults, whose injector is a
-  # final field, looked up once as a service that only the test jar
-  # provides (the shipped jar has neither a provider nor its services
-  # file); no class of the cipher and kdf packages, nor the bindings that
-  # replace jruby-openssl's methods, has a static field of a function type
-  # that could be set; AesCipher's public statics are its factory and its
-  # counts; the bookkeeping of jruby-openssl's update (UpdateCalls) has no
-  # static method or settable field: it is the provider's instance.
+  # fail, nor to swap what the generators are made of. Their sites ask
+  # fastrandom.support.Faults, whose injector is a final field, looked up
+  # once as a service that only the test jar provides (the shipped jar has
+  # neither a provider, its services file nor any class of test/java); no
+  # class of the cipher, kdf, random and support packages, nor the bindings
+  # that replace jruby-openssl's methods, has a static field of a function
+  # or generator-part type that could be set; AesCipher's public statics are
+  # its factory and its counts, ThreadGenerators' the calls' generators, the
+  # backend (FastRandom.backend=), reseed! and the counts: no seed or entropy
+  # source, reseed policy or source decorator; the bookkeeping of
+  # jruby-openssl's update (UpdateCalls) has no static method or settable
+  # field: it is the provider's instance.
   def test_the_shipped_jar_has_no_fault_hook
     loader = JRuby.runtime.getJRubyClassLoader
     modifier = java.lang.reflect.Modifier
     jar = File.join(TestHelper::ROOT, "lib/fast_random/fast_random.jar")
     entries = java.util.jar.JarFile.new(jar).entries.map(&:getName)
     refute_includes entries, "META-INF/services/fastrandom.support.FaultInjector"
+    test_classes = Dir.glob("**/*.java", base: File.join(TestHelper::ROOT, "test/java")).map { |f| f.sub(/\.java\z/, ".class") }
+    assert_includes test_classes, "fastrandom/random/GeneratorFaults.class"
+    assert_empty test_classes & entries, "classes of the test build's jar in the shipped one"
     injector = java.lang.Class.forName("fastrandom.support.FaultInjector", false, loader)
-    names = entries.grep(%r{\A(fastrandom/(cipher|kdf|support)/|org/jruby/ext/fastrandom/(StockMethods|CipherMethods|CipherFields)\b).*\.class\z})
+    names = entries.grep(%r{\A(fastrandom/(cipher|kdf|random|support)/|org/jruby/ext/fastrandom/(StockMethods|CipherMethods|CipherFields)\b).*\.class\z})
     refute_empty names
-    functional = %w[java.util.function. fastrandom.support.FaultInjector]
+    hook_types = %w[java.util.function. fastrandom.support.FaultInjector
+                    fastrandom.random.BlockSource fastrandom.random.EntropySource fastrandom.random.ReseedPolicy]
     settable = []
     names.each do |entry|
       type = java.lang.Class.forName(entry.delete_suffix(".class").tr("/", "."), false, loader)
       refute(injector.isAssignableFrom(type) && !type.isInterface, "#{type.getName} is a fault injector")
       type.getDeclaredFields.each do |field|
         next unless modifier.isStatic(field.getModifiers) && !modifier.isFinal(field.getModifiers)
-        next unless functional.any? { |prefix| field.getType.getName.start_with?(prefix) }
+        next unless hook_types.any? { |prefix| field.getType.getName.start_with?(prefix) }
 
         settable << "#{type.getName}.#{field.getName}"
       end
@@ -406,9 +414,14 @@ class AesFaultsTest < Minitest::Test
     assert_empty settable, "static fields a shipped caller could set"
     faults = java.lang.Class.forName("fastrandom.support.Faults$Injector", false, loader)
     assert modifier.isFinal(faults.getDeclaredField("INSTANCE").getModifiers)
-    aes = java.lang.Class.forName("fastrandom.cipher.AesCipher", false, loader)
-    statics = aes.getDeclaredMethods.select { |m| modifier.isPublic(m.getModifiers) && modifier.isStatic(m.getModifiers) }
-    assert_equal %w[bouncyCastleMessages budgetBytes faults heldBytes jdkMessages newInstance overBudget], statics.map(&:getName).sort
+    public_statics = lambda do |name|
+      java.lang.Class.forName(name, false, loader).getDeclaredMethods
+                     .select { |m| modifier.isPublic(m.getModifiers) && modifier.isStatic(m.getModifiers) }.map(&:getName).sort
+    end
+    assert_equal %w[bouncyCastleMessages budgetBytes faults heldBytes jdkMessages newInstance overBudget],
+                 public_statics.("fastrandom.cipher.AesCipher")
+    assert_equal %w[backend bytesGenerated entropySource forCall generatorsCreated hasOwn own reseedAll seedsTaken setBackend sharedGenerators],
+                 public_statics.("fastrandom.random.ThreadGenerators")
     calls = java.lang.Class.forName("fastrandom.cipher.UpdateCalls", false, loader)
     members = calls.getDeclaredMethods.to_a + calls.getDeclaredFields.reject { |f| modifier.isFinal(f.getModifiers) }
     assert_empty members.select { |m| modifier.isStatic(m.getModifiers) && !m.isSynthetic }.map(&:getName)

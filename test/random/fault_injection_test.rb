@@ -9,12 +9,15 @@ require_relative "../test_helper"
 # Nothing stale, zero or repeated may come out, and the next call recovers.
 #
 # Faults are injected through the generator's own seams (Java interfaces
-# implemented here in Ruby): ThreadGenerators.setSourceDecorator wraps the
+# implemented here in Ruby), set through the test build's GeneratorFaults
+# (test/java; the shipped jar has no way to): setSourceDecorator wraps the
 # block source of generators created while it is set (only threads that ask
-# for it, through Thread.current[:fault]), CtrDrbg takes its AES-CTR, and
-# ThreadGenerators.setEntropySource the seed source.
+# for it, through Thread.current[:fault]), setSeedSource the primary that
+# seeds them, setEntropySource replaces the primary's OS source, and
+# CtrDrbg takes its AES-CTR.
 class FaultInjectionTest < Minitest::Test
   java_import Java::FastrandomRandom::ThreadGenerators
+  java_import Java::FastrandomRandom::GeneratorFaults
   java_import Java::FastrandomRandom::CtrDrbg
   java_import Java::FastrandomRandom::DrbgSource
   java_import Java::FastrandomRandom::JceAesCtr
@@ -102,15 +105,15 @@ class FaultInjectionTest < Minitest::Test
   end
 
   def teardown
-    ThreadGenerators.setSourceDecorator(nil)
-    ThreadGenerators.setSeedSource(nil)
-    ThreadGenerators.setEntropySource(@entropy) if @entropy
+    GeneratorFaults.setSourceDecorator(nil)
+    GeneratorFaults.setSeedSource(nil)
+    GeneratorFaults.setEntropySource(nil)
   end
 
   # Runs the block in a fresh thread whose generator is made by +make_source+
   # (given the source the thread would have had).
   def in_thread_with_source(make_source)
-    ThreadGenerators.setSourceDecorator(->(source) { (plan = Thread.current[:fault]) ? plan.call(source) : source })
+    GeneratorFaults.setSourceDecorator(->(source) { (plan = Thread.current[:fault]) ? plan.call(source) : source })
     Thread.new do
       Thread.current[:fault] = make_source
       yield
@@ -286,15 +289,10 @@ class FaultInjectionTest < Minitest::Test
     def name = "scripted"
   end
 
-  def use_entropy(source)
-    @entropy ||= ThreadGenerators.entropySource
-    ThreadGenerators.setEntropySource(source)
-  end
-
   # Review point 4: a reseed! whose reseed throws is not used up.
   def test_a_failed_reseed_is_tried_again_at_the_next_call
     fail_next = false
-    use_entropy(ScriptedEntropy.new(OsEntropy::INSTANCE) do
+    GeneratorFaults.setEntropySource(ScriptedEntropy.new(OsEntropy::INSTANCE) do
       next unless fail_next
 
       fail_next = false
@@ -318,13 +316,14 @@ class FaultInjectionTest < Minitest::Test
   def test_a_reseed_during_a_generators_first_seed_applies_to_it
     paused = Queue.new
     resume = Queue.new
-    ThreadGenerators.setSeedSource(ScriptedEntropy.new(ThreadGenerators.primary) do
+    pause = lambda do
       if Thread.current[:pause_seed]
         Thread.current[:pause_seed] = false
         paused << true
         resume.pop
       end
-    end)
+    end
+    GeneratorFaults.setSeedSource(->(primary) { ScriptedEntropy.new(primary, &pause) })
     worker = Thread.new do
       Thread.current[:pause_seed] = true
       TestHelper.own_generator # seeded now, pausing after the seed is taken

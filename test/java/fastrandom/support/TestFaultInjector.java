@@ -3,16 +3,19 @@ package fastrandom.support;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Tests: the {@link FaultInjector} the test build's jar provides (its
  * {@code META-INF/services}), which {@link Faults} finds when its first site
  * is reached. Failures are set per area, the part of a site before its
  * colon ("aes", "pbkdf2", "install"): AesFaults, Pbkdf2Faults and
- * InstallFaults set them.
+ * InstallFaults set them. Stand-ins are set per site ("random:seeds"):
+ * GeneratorFaults sets them.
  */
 public final class TestFaultInjector implements FaultInjector {
     private static final Map<String, Consumer<String>> FAILING = new ConcurrentHashMap<>();
+    private static final Map<String, UnaryOperator<Object>> STAND_INS = new ConcurrentHashMap<>();
     private static volatile boolean found;
 
     /** ServiceLoader's. */
@@ -25,13 +28,28 @@ public final class TestFaultInjector implements FaultInjector {
      * its first site was reached.
      */
     public static void set(String area, Consumer<String> failing) {
+        requireFound();
+        if (failing == null) FAILING.remove(area);
+        else FAILING.put(area, failing);
+    }
+
+    /**
+     * The code at {@code site} uses what {@code standIn} makes of its value,
+     * a {@code type}, instead of the value; null: the value itself. Throws
+     * as {@link #set} does.
+     */
+    public static <T> void setStandIn(String site, Class<T> type, UnaryOperator<T> standIn) {
+        requireFound();
+        if (standIn == null) STAND_INS.remove(site);
+        else STAND_INS.put(site, value -> standIn.apply(type.cast(value)));
+    }
+
+    private static void requireFound() {
         Faults.at("test:probe");
         if (!found) {
             throw new IllegalStateException("fast_random's fault sites have no injector: the test jar must be loaded"
                     + " before fast_random reaches its first site (require it first)");
         }
-        if (failing == null) FAILING.remove(area);
-        else FAILING.put(area, failing);
     }
 
     @Override
@@ -44,5 +62,11 @@ public final class TestFaultInjector implements FaultInjector {
         }
         Consumer<String> failing = FAILING.get(area);
         if (failing != null) failing.accept(site.substring(colon + 1));
+    }
+
+    @Override
+    public Object substitute(String site, Object value) {
+        UnaryOperator<Object> standIn = STAND_INS.get(site);
+        return standIn == null ? value : standIn.apply(value);
     }
 }

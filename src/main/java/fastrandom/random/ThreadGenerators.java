@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.UnaryOperator;
 
 import fastrandom.jni.CpuRandom;
+import fastrandom.support.Faults;
 
 /**
  * Which generator serves a call: a thread (platform or virtual, so a Ruby
@@ -21,6 +21,11 @@ import fastrandom.jni.CpuRandom;
  * While the process starts (until {@link WarmUp} has initialized the JCE in
  * the background, a few tens of milliseconds), calls are served straight from
  * the OS instead, so the first call does not wait for it.
+ *
+ * <p>What the generators are made of (the primary's entropy, the seeds,
+ * the reseed limits, a thread's own block source) is fixed: only the test
+ * build's fault injector can stand others in, at the "random:" sites of
+ * {@link Faults#substitute}.
  */
 public final class ThreadGenerators {
     /** The call on which a thread gets its own generator (before, it shares). */
@@ -32,12 +37,8 @@ public final class ThreadGenerators {
     private static volatile int reseedEpoch;
     private static volatile Backend backend = Backend.DRBG;
 
-    private static volatile EntropySource entropy; // the OS's, mixed with the CPU's; made on first use
-    private static volatile ReseedPolicy policy = ReseedPolicy.DEFAULT;
-    private static volatile UnaryOperator<BlockSource> sourceDecorator;
-
     private static final PrimaryDrbg PRIMARY = new PrimaryDrbg();
-    private static volatile EntropySource seedSource = PRIMARY;
+    private static final EntropySource PRIMARY_SEEDS = new PrimarySeeds();
     private static final SharedGenerators SHARED = new SharedGenerators(Runtime.getRuntime().availableProcessors());
     /** Serves DRBG-backend calls while the process starts (see {@link WarmUp#done()}). */
     private static final BufferedRandom STARTING = new BufferedRandom(Backend.DRBG, new OsSource(), 0, 0, true);
@@ -137,56 +138,14 @@ public final class ThreadGenerators {
         if (hasOwn()) own().reseed();
     }
 
-    /** Takes the primary's first OS seed now (the background warm-up does, so the first call need not). */
-    static void seedPrimary() {
-        byte[] discard = new byte[CtrDrbg.SEED_LENGTH];
-        PRIMARY.fill(discard);
-        java.util.Arrays.fill(discard, (byte) 0);
-    }
-
-    /** The OS entropy source that seeds the primary from now on (tests substitute others). */
-    public static void setEntropySource(EntropySource source) {
-        entropy = source;
-    }
-
+    /** Where the primary takes its seeds: the OS, mixed with the CPU. */
     public static EntropySource entropySource() {
-        EntropySource source = entropy;
-        if (source != null) return source;
-        synchronized (ThreadGenerators.class) {
-            if (entropy == null) entropy = new MixedEntropy(OsEntropy.INSTANCE);
-            return entropy;
-        }
+        return Faults.substitute("random:entropy", EntropySource.class, OsAndCpu.ENTROPY);
     }
 
-    /**
-     * Tests: where generators take their seeds from now on (null: the
-     * primary), to pause or fail a generator's seeding; the wrapper should
-     * pass on {@link #primary()}'s bytes.
-     */
-    public static void setSeedSource(EntropySource source) {
-        seedSource = source == null ? PRIMARY : source;
-    }
-
-    /** The primary, as an {@link EntropySource} (tests wrap it). */
-    public static EntropySource primary() {
-        return PRIMARY;
-    }
-
-    /** Replaces the reseed limits for generators created after this call, and the primary's age limit (tests). */
-    public static void setReseedPolicy(ReseedPolicy newPolicy) {
-        policy = newPolicy;
-    }
-
+    /** The reseed limits: of a generator being made, and the primary's age limit. */
     static ReseedPolicy reseedPolicy() {
-        return policy;
-    }
-
-    /**
-     * Tests: wraps the source of every thread's own generator created from
-     * now on (null: none), to inject faults at chosen fills.
-     */
-    public static void setSourceDecorator(UnaryOperator<BlockSource> decorator) {
-        sourceDecorator = decorator;
+        return Faults.substitute("random:policy", ReseedPolicy.class, ReseedPolicy.DEFAULT);
     }
 
     /** Generators created (shared and own). */
@@ -225,9 +184,8 @@ public final class ThreadGenerators {
         long serial = GENERATORS.incrementAndGet();
         BlockSource source = wanted == Backend.RDRAND
                 ? new RdrandSource()
-                : new DrbgSource(new DelegatingSeeds(), policy, personalization(serial), serial);
-        UnaryOperator<BlockSource> decorator = sourceDecorator;
-        if (decorator != null && !shared) source = decorator.apply(source);
+                : new DrbgSource(PRIMARY_SEEDS, reseedPolicy(), personalization(serial), serial);
+        if (!shared) source = Faults.substitute("random:source", BlockSource.class, source);
         return new BufferedRandom(wanted, source, serial, epoch, shared);
     }
 
@@ -260,16 +218,24 @@ public final class ThreadGenerators {
         }
     }
 
-    /** Reads the seed source at each (re)seed, so a substituted one applies to existing generators too. */
-    private static final class DelegatingSeeds implements EntropySource {
+    /** The one entropy source of the process, made on first use (its back-off and warnings are per instance). */
+    private static final class OsAndCpu {
+        static final EntropySource ENTROPY = new MixedEntropy(OsEntropy.INSTANCE);
+    }
+
+    /**
+     * Every generator's seeds: the primary's output. The site is asked at
+     * each (re)seed, so a test's stand-in reaches existing generators too.
+     */
+    private static final class PrimarySeeds implements EntropySource {
         @Override
         public void fill(byte[] seed) {
-            seedSource.fill(seed);
+            Faults.substitute("random:seeds", EntropySource.class, PRIMARY).fill(seed);
         }
 
         @Override
         public String name() {
-            return seedSource.name();
+            return Faults.substitute("random:seeds", EntropySource.class, PRIMARY).name();
         }
     }
 }

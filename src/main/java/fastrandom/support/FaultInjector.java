@@ -1,9 +1,10 @@
 package fastrandom.support;
 
 /**
- * The test build's way to make a call fail: a service that only the test
- * build's jar provides ({@code META-INF/services}, test/java). Shipped code
- * never implements, holds or sets one; it names its sites to {@link Faults}.
+ * The test build's way to make a call fail, or to hand code a stand-in for
+ * what it uses: a service that only the test build's jar provides
+ * ({@code META-INF/services}, test/java). Shipped code never implements,
+ * holds or sets one; it names its sites to {@link Faults}.
  */
 public interface FaultInjector {
     /**
@@ -14,4 +15,16 @@ public interface FaultInjector {
      * methods).
      */
     void at(String site);
+
+    /**
+     * What the code at {@code site} uses in place of {@code value}: a
+     * stand-in the test set (which may wrap {@code value}), or {@code value}
+     * itself. Sites: "random:source" (a thread's own generator's
+     * BlockSource, when the generator is made), "random:seeds" (the
+     * EntropySource every generator takes each seed from: the primary DRBG),
+     * "random:entropy" (the primary's: the OS, mixed with the CPU),
+     * "random:policy" (the ReseedPolicy of a generator being made, and the
+     * primary's age limit).
+     */
+    Object substitute(String site, Object value);
 }

@@ -7,18 +7,19 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The sites where tests inject failures. The injector is looked up once,
- * when the first site is reached, as a {@link FaultInjector} service of
- * this class's loader ({@code META-INF/services}), and kept in a final
- * field: with the shipped jars there is none, every site is a no-op, and
- * nothing a caller can reach (field, method or class) puts one in later.
+ * The sites where tests inject failures or stand-ins. The injector is
+ * looked up once, when the first site is reached, as a {@link FaultInjector}
+ * service of this class's loader ({@code META-INF/services}), and kept in a
+ * final field: with the shipped jars there is none, every site is a no-op
+ * (a substitution gives back its value), and nothing a caller can reach
+ * (field, method or class) puts one in later.
  * The test build's jar must be loaded before that first site
  * (test/test_helper.rb loads it first).
  *
  * <p>The lookup is one resource lookup, not {@link java.util.ServiceLoader}:
- * the first site is reached at {@code require "openssl"}, where
- * ServiceLoader's own classes would cost a cold JVM several milliseconds
- * to find that there is no injector.
+ * the first site is reached when the first generator is made or at
+ * {@code require "openssl"}, where ServiceLoader's own classes would cost
+ * a cold JVM several milliseconds to find that there is no injector.
  */
 public final class Faults {
     private Faults() {}
@@ -48,5 +49,15 @@ public final class Faults {
     public static void at(String site) {
         FaultInjector injector = Injector.INSTANCE;
         if (injector != null) injector.at(site);
+    }
+
+    /**
+     * What the code at {@code site} uses for {@code value}, a {@code type}:
+     * a test's stand-in (see {@link FaultInjector#substitute}), else
+     * {@code value}.
+     */
+    public static <T> T substitute(String site, Class<T> type, T value) {
+        FaultInjector injector = Injector.INSTANCE;
+        return injector == null ? value : type.cast(injector.substitute(site, value));
     }
 }
