@@ -375,7 +375,7 @@ class AesFaultsTest < Minitest::Test
 
   # I1 and N6: no way in the shipped jar to make AES, PBKDF2 or an install
   # fail, nor to swap what the generators are made of. Their sites ask
-  # fastrandom.support.Faults, whose injector is a final field, looked up
+  # fastrandom.Faults, whose injector is a final field, looked up
   # once as a service that only the test jar provides (the shipped jar has
   # neither a provider, its services file nor any class of test/java); no
   # class of the cipher, kdf, random and support packages, nor the bindings
@@ -391,14 +391,14 @@ class AesFaultsTest < Minitest::Test
     modifier = java.lang.reflect.Modifier
     jar = File.join(TestHelper::ROOT, "lib/fast_random/fast_random.jar")
     entries = java.util.jar.JarFile.new(jar).entries.map(&:getName)
-    refute_includes entries, "META-INF/services/fastrandom.support.FaultInjector"
+    refute_includes entries, "META-INF/services/fastrandom.FaultInjector"
     test_classes = Dir.glob("**/*.java", base: File.join(TestHelper::ROOT, "test/java")).map { |f| f.sub(/\.java\z/, ".class") }
     assert_includes test_classes, "fastrandom/random/GeneratorFaults.class"
     assert_empty test_classes & entries, "classes of the test build's jar in the shipped one"
-    injector = java.lang.Class.forName("fastrandom.support.FaultInjector", false, loader)
+    injector = java.lang.Class.forName("fastrandom.FaultInjector", false, loader)
     names = entries.grep(%r{\A(fastrandom/(cipher|kdf|random|support)/|org/jruby/ext/fastrandom/(StockMethods|CipherMethods|CipherFields)\b).*\.class\z})
     refute_empty names
-    hook_types = %w[java.util.function. fastrandom.support.FaultInjector
+    hook_types = %w[java.util.function. fastrandom.FaultInjector
                     fastrandom.random.BlockSource fastrandom.random.EntropySource fastrandom.random.ReseedPolicy]
     settable = []
     names.each do |entry|
@@ -412,7 +412,7 @@ class AesFaultsTest < Minitest::Test
       end
     end
     assert_empty settable, "static fields a shipped caller could set"
-    faults = java.lang.Class.forName("fastrandom.support.Faults$Injector", false, loader)
+    faults = java.lang.Class.forName("fastrandom.Faults$Injector", false, loader)
     assert modifier.isFinal(faults.getDeclaredField("INSTANCE").getModifiers)
     public_statics = lambda do |name|
       java.lang.Class.forName(name, false, loader).getDeclaredMethods

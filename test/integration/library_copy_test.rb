@@ -43,8 +43,8 @@ class LibraryCopyTest < Minitest::Test
     Dir.mkdir(File.join(@theirs, "native"), 0o777)
     File.chown(OTHER_UID, OTHER_UID, @theirs, File.join(@theirs, "native"))
     @mark = File.join(@dir, "mark")
-    @harmless = compile("libharmless.so", HARMLESS)
-    @evil = compile("libevil.so", EVIL, "-DMARK=\"#{@mark}\"")
+    @harmless = self.class.compile(@dir, "libharmless.so", HARMLESS)
+    @evil = self.class.compile(@dir, "libevil.so", EVIL, "-DMARK=\"#{@mark}\"")
     File.chmod(0o644, @evil)
   end
 
@@ -52,10 +52,11 @@ class LibraryCopyTest < Minitest::Test
     FileUtils.rm_rf(@dir) if @dir
   end
 
-  def compile(name, source, *flags)
-    File.join(@dir, name).tap do |library|
+  # Compiles C +source+ into the library +name+ in +dir+.
+  def self.compile(dir, name, source, *flags)
+    File.join(dir, name).tap do |library|
       out, status = Open3.capture2e("cc", "-shared", "-fPIC", *flags, "-o", library, "-x", "c", "-", stdin_data: source)
-      assert status.success?, "cc failed: #{out}"
+      raise "cc failed: #{out}" unless status.success?
     end
   end
 
@@ -132,5 +133,73 @@ class LibraryCopyTest < Minitest::Test
     assert report["loaded"].all? { |path| path.start_with?("#{@mine}/native/libfast_random-") }, report["loaded"].first
     assert_equal [], Dir.children(File.join(@mine, "native")), "each copy deleted once loaded"
     assert_equal [], Dir.children(File.join(@theirs, "native"))
+  end
+end
+
+# The copy's own failure paths, in this process (the test build's injector,
+# site "copy:checked"): a copy replaced between its check and its load
+# (what only this user or root could do, in the directory it checks) is
+# refused; a fault there leaves nothing behind; the next copy loads.
+class LibraryCopyFaultsTest < Minitest::Test
+  COPY = Java::FastrandomJni::LibraryCopy
+
+  def setup
+    skip "needs a C compiler for the libraries it copies" unless TestHelper.executable("cc")
+
+    @dir = Dir.mktmpdir("fast_random-copy-faults")
+    @mark = File.join(@dir, "mark")
+    @harmless = LibraryCopyTest.compile(@dir, "libharmless.so", LibraryCopyTest::HARMLESS)
+    @evil = LibraryCopyTest.compile(@dir, "libevil.so", LibraryCopyTest::EVIL, "-DMARK=\"#{@mark}\"")
+    @bytes = File.binread(@harmless).to_java_bytes
+    @loaded = []
+    @loader = ->(path) { @loaded << path.to_s; java.lang.System.load(path.to_s) }
+  end
+
+  def teardown
+    Java::Fastrandom::TestFaultInjector.set("copy", nil)
+    FileUtils.rm_rf(@dir) if @dir
+  end
+
+  # The directory copies go to, as LibraryCopy resolves it.
+  def copies = COPY.directory.to_real_path.to_s
+
+  def copy!
+    COPY.load(@bytes, COPY.sha256(@bytes), "libharmless.so", @loader)
+  end
+
+  def assert_refused(why)
+    error = assert_raises(COPY::Failure) { copy! }
+    assert_includes error.why, why
+    assert_empty @loaded, "nothing handed to System.load"
+    assert_equal [], Dir.children(copies).grep(/\Alibfast_random-/), "the refused copy deleted"
+  end
+
+  def test_a_copy_replaced_after_its_check_is_refused_and_the_next_one_loads
+    Java::Fastrandom::TestFaultInjector.set("copy", lambda do |_site|
+      Dir.glob(File.join(copies, "libfast_random-*", "libharmless.so")).each do |file|
+        FileUtils.cp(@evil, "#{file}.new")
+        File.rename("#{file}.new", file)
+      end
+    end)
+    assert_refused "the copy there was replaced after it was checked"
+    refute File.exist?(@mark), "the replacement never ran"
+
+    Java::Fastrandom::TestFaultInjector.set("copy", nil)
+    copy!
+    assert_equal 1, @loaded.size
+  end
+
+  def test_a_fault_between_check_and_load_leaves_nothing_behind
+    Java::Fastrandom::TestFaultInjector.set("copy", ->(_site) { raise java.io.IOException.new("injected") })
+    assert_refused "injected"
+    Java::Fastrandom::TestFaultInjector.set("copy", nil)
+    copy!
+    assert_equal 1, @loaded.size
+  end
+
+  def test_bytes_that_do_not_match_their_sha256_are_refused
+    error = assert_raises(COPY::Failure) { COPY.load(@bytes, COPY.sha256("other".to_java_bytes), "libharmless.so", @loader) }
+    assert_equal "the copy written there does not match its SHA-256", error.why
+    assert_empty @loaded
   end
 end

@@ -3,7 +3,7 @@ package fastrandom.cipher;
 import java.security.ProviderException;
 import java.util.function.Predicate;
 
-import fastrandom.support.TestFaultInjector;
+import fastrandom.TestFaultInjector;
 
 /**
  * Tests: fault injection into {@link AesCipher}'s JDK calls, through the

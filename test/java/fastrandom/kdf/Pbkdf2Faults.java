@@ -2,7 +2,7 @@ package fastrandom.kdf;
 
 import java.util.function.Consumer;
 
-import fastrandom.support.TestFaultInjector;
+import fastrandom.TestFaultInjector;
 
 /**
  * Tests: fault injection into {@link Pbkdf2}'s JDK digests, through the

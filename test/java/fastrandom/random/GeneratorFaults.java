@@ -2,7 +2,7 @@ package fastrandom.random;
 
 import java.util.function.UnaryOperator;
 
-import fastrandom.support.TestFaultInjector;
+import fastrandom.TestFaultInjector;
 
 /**
  * Tests: stand-ins for what {@link ThreadGenerators} makes the process's

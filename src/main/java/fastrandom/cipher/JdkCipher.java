@@ -13,7 +13,7 @@ import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
-import fastrandom.support.Faults;
+import fastrandom.Faults;
 
 /**
  * The JDK's (SunJCE's) cipher a message runs on, and the thread's spare

@@ -9,7 +9,7 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
-import fastrandom.support.Faults;
+import fastrandom.Faults;
 
 /**
  * A message on the JDK's cipher ({@link JdkCipher}), given out in

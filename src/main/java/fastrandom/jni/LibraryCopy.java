@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import fastrandom.Faults;
 import fastrandom.Setting;
 
 /**
@@ -129,8 +130,9 @@ public final class LibraryCopy {
                 if (!MessageDigest.isEqual(sha256, sha256(readAll(file)))) {
                     throw new Failure(configured, "the copy written there does not match its SHA-256");
                 }
+                Faults.at("copy:checked");
                 Object checked = openFileKey(copy);
-                if (checked == null) throw new Failure(configured, "the copy checked there is not among this process's open files (/proc/self/fd)");
+                if (checked == null) throw new Failure(configured, "the copy checked there was moved before it could be loaded");
                 // The same file, still: the name leads to the inode read above, held open so that it cannot be reused.
                 PosixFileAttributes now = Files.readAttributes(copy, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                 if (!now.isRegularFile() || !checked.equals(now.fileKey())) {
@@ -163,13 +165,14 @@ public final class LibraryCopy {
 
     /**
      * The device and inode ({@code fileKey}) of the file this process has
-     * open under the name {@code file}, read through its descriptor in
-     * /proc/self/fd (the JDK gives no fstat of a channel): the one a copy
-     * was written and read back through. Null when no descriptor or more
-     * than one names it.
+     * open under the name {@code file} (or had, if that name is gone now),
+     * read through its descriptor in /proc/self/fd (the JDK gives no fstat
+     * of a channel): the one a copy was written and read back through. Null
+     * when no descriptor or more than one names it.
      */
     private static Object openFileKey(Path file) throws IOException {
         String name = file.toString();
+        String unlinked = name + " (deleted)"; // how the kernel names an open file whose name was removed or replaced
         Object key = null;
         try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(Paths.get("/proc/self/fd"))) {
             for (Path descriptor : descriptors) {
@@ -179,7 +182,7 @@ public final class LibraryCopy {
                 } catch (IOException closed) {
                     continue; // closed by another thread meanwhile
                 }
-                if (!target.equals(name)) continue;
+                if (!target.equals(name) && !target.equals(unlinked)) continue;
                 if (key != null) return null;
                 key = Files.readAttributes(descriptor, BasicFileAttributes.class).fileKey(); // the open file's own
             }

@@ -8,6 +8,6 @@
  * {@link fastrandom.jni.CpuRandom} is RDRAND/RDSEED (RNDR/RNDRRS on aarch64), {@link
  * fastrandom.jni.LibCrypto} and {@link fastrandom.jni.EcKey} are RSA and EC
  * keys in OpenSSL's libcrypto. Each class but LibraryCopy and PrivateDirectory pairs with one C file. Imports
- * nothing from the rest of fast_random but {@link fastrandom.Setting}.
+ * nothing from the rest of fast_random but {@link fastrandom.Setting} and {@link fastrandom.Faults}.
  */
 package fastrandom.jni;

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import fastrandom.jni.LibCrypto;
-import fastrandom.support.Faults;
+import fastrandom.Faults;
 
 /**
  * PBKDF2 with HMAC (RFC 8018, section 5.2) over SHA-1 or SHA-2, on the

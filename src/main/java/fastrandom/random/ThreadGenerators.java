@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import fastrandom.jni.CpuRandom;
-import fastrandom.support.Faults;
+import fastrandom.Faults;
 
 /**
  * Which generator serves a call: a thread (platform or virtual, so a Ruby

@@ -7,7 +7,7 @@ import java.util.function.Predicate;
 
 import org.jruby.RubyModule;
 
-import fastrandom.support.TestFaultInjector;
+import fastrandom.TestFaultInjector;
 
 /**
  * Tests: makes installing fast_random's methods into a jruby-openssl class

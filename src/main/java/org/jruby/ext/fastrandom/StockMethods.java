@@ -13,7 +13,7 @@ import org.jruby.runtime.Block;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
-import fastrandom.support.Faults;
+import fastrandom.Faults;
 
 /**
  * jruby-openssl's methods that fast_random's replace in place on one class

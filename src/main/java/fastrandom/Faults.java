@@ -1,4 +1,4 @@
-package fastrandom.support;
+package fastrandom;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package fastrandom.support;
+package fastrandom;
 
 /**
  * The test build's way to make a call fail, or to hand code a stand-in for
@@ -9,10 +9,13 @@ package fastrandom.support;
 public interface FaultInjector {
     /**
      * Throws, as the call at {@code site} would fail, when the test says it
-     * fails now; else returns. Sites: "aes:cipher", "aes:init", "aes:aad",
-     * "aes:update", "aes:final" (the JDK's AES), "pbkdf2:SHA-256" (getting
-     * a JDK digest), "install:OpenSSL::PKey::RSA" (replacing a class's
-     * methods).
+     * fails now, or does what a fault there would do around it; else
+     * returns. Sites: "aes:cipher", "aes:init", "aes:aad", "aes:update",
+     * "aes:final" (the JDK's AES), "pbkdf2:SHA-256" (getting a JDK digest),
+     * "install:OpenSSL::PKey::RSA" (replacing a class's methods),
+     * "copy:checked" (a native library's private copy, written and checked,
+     * before its name is compared with the file checked and it is loaded: a
+     * test may replace the file, as another process of this user could).
      */
     void at(String site);
 

@@ -1,4 +1,4 @@
-package fastrandom.support;
+package fastrandom;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
