@@ -383,7 +383,8 @@ class AesFaultsTest < Minitest::Test
   # or generator-part type that could be set; AesCipher's public statics are
   # its factory and its counts, ThreadGenerators' the calls' generators, the
   # backend (FastRandom.backend=), reseed! and the counts: no seed or entropy
-  # source, reseed policy or source decorator; the bookkeeping of
+  # source, reseed policy or source decorator; no generator hands out a copy
+  # of its DRBG (a shared one's predicts other threads'); the bookkeeping of
   # jruby-openssl's update (UpdateCalls) has no static method or settable
   # field: it is the provider's instance.
   def test_the_shipped_jar_has_no_fault_hook
@@ -422,6 +423,10 @@ class AesFaultsTest < Minitest::Test
                  public_statics.("fastrandom.cipher.AesCipher")
     assert_equal %w[backend bytesGenerated entropySource forCall generatorsCreated hasOwn own reseedAll seedsTaken setBackend sharedGenerators],
                  public_statics.("fastrandom.random.ThreadGenerators")
+    drbg_copies = java.lang.Class.forName("fastrandom.random.BufferedRandom", false, loader).getDeclaredMethods
+                           .select { |m| m.getReturnType.getName == "fastrandom.random.CtrDrbg" && !modifier.isPrivate(m.getModifiers) && !modifier.isStatic(m.getModifiers) }
+    assert drbg_copies.none? { |m| modifier.isPublic(m.getModifiers) || modifier.isProtected(m.getModifiers) },
+           "a shared generator's DRBG copied by any caller predicts other threads' output"
     calls = java.lang.Class.forName("fastrandom.cipher.UpdateCalls", false, loader)
     members = calls.getDeclaredMethods.to_a + calls.getDeclaredFields.reject { |f| modifier.isFinal(f.getModifiers) }
     assert_empty members.select { |m| modifier.isStatic(m.getModifiers) && !m.isSynthetic }.map(&:getName)

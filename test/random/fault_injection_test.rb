@@ -407,7 +407,7 @@ class FaultInjectionTest < Minitest::Test
   # A copy of the calling thread's DRBG once its buffer is empty: it predicts the next refill.
   def drained_copy
     SecureRandom.random_bytes(FastRandom::Generator.thread_state[:buffered])
-    ThreadGenerators.own.copyOfDrbg
+    GeneratorFaults.copyOfDrbg(ThreadGenerators.own)
   end
 
   def generate(drbg, n)

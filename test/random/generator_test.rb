@@ -98,7 +98,7 @@ class GeneratorTest < Minitest::Test
       TestHelper.own_generator
       SecureRandom.uuid
       buffered = unread_buffer
-      copy = ThreadGenerators.own.copyOfDrbg
+      copy = GeneratorFaults.copyOfDrbg(ThreadGenerators.own)
       ready << [FastRandom::Generator.thread_state, buffered, generate(copy, 1 << 16)]
       done.pop
       SecureRandom.random_bytes(buffered.bytesize) # A's own next output: its buffer
@@ -192,7 +192,7 @@ class GeneratorTest < Minitest::Test
       shared = ThreadGenerators.forCall # a fresh thread's first call: a shared generator
       assert shared.isShared
       shared.nextBytes(Java::byte[shared.buffered].new) # drained: a copy predicts the next refill
-      copy = shared.copyOfDrbg
+      copy = GeneratorFaults.copyOfDrbg(shared)
       before = FastRandom.stats[:seeds]
       log, actual = TestHelper.recording_seeds do
         FastRandom.reseed!
@@ -276,7 +276,7 @@ class GeneratorTest < Minitest::Test
   def drained_copy
     SecureRandom.random_bytes(FastRandom::Generator.thread_state[:buffered])
     assert_equal 0, FastRandom::Generator.thread_state[:buffered]
-    ThreadGenerators.own.copyOfDrbg
+    GeneratorFaults.copyOfDrbg(ThreadGenerators.own)
   end
 
   def generate(drbg, length)

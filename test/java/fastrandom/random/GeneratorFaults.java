@@ -9,7 +9,9 @@ import fastrandom.TestFaultInjector;
  * generators of, to fail or pause their fills and seeds, or to bring their
  * reseed limits near, through the test build's {@link TestFaultInjector}
  * (test/java, {@code rake test_builds}): the shipped jar has no way to set
- * them. Each setter takes null for the generators' own.
+ * them. Each setter takes null for the generators' own. And, to check what
+ * a generator will make, a copy of its DRBG, which the shipped jar does not
+ * hand out either.
  */
 public final class GeneratorFaults {
     private GeneratorFaults() {}
@@ -27,6 +29,11 @@ public final class GeneratorFaults {
     /** The primary takes each seed from now on from {@code source}, not the OS. */
     public static void setEntropySource(EntropySource source) {
         TestFaultInjector.setStandIn("random:entropy", EntropySource.class, source == null ? null : os -> source);
+    }
+
+    /** A copy of {@code generator}'s DRBG as it is now (null for RDRAND): it makes the generator's next refill. */
+    public static CtrDrbg copyOfDrbg(BufferedRandom generator) {
+        return generator.copyOfDrbg();
     }
 
     /** Generators made from now on, and the primary's age limit, follow {@code policy}. */

@@ -190,14 +190,13 @@ public final class BufferedRandom {
     }
 
     /**
-     * For tests: a copy of this generator's DRBG in its current state, or
-     * null for the RDRAND backend. What the copy generates is what this
-     * generator's next refill would be, unless it reseeds first. Only the
-     * calling thread's own generator is reachable (through
-     * {@link ThreadGenerators#own()}), so this tells a thread nothing it
-     * could not read from its own output.
+     * For tests (the test build's {@code GeneratorFaults}): a copy of this
+     * generator's DRBG in its current state, or null for the RDRAND
+     * backend. What the copy generates is what this generator's next refill
+     * would be, unless it reseeds first: of a shared generator, what other
+     * threads draw next, so no shipped caller may have it.
      */
-    public CtrDrbg copyOfDrbg() {
+    CtrDrbg copyOfDrbg() {
         return source instanceof DrbgSource ? ((DrbgSource) source).copyOfDrbg() : null;
     }
 
