@@ -100,7 +100,7 @@ class LibraryCopyTest < Minitest::Test
     report = attacked(File.join(link, "native"), link, iterations: 200, pause: 0.002)
     refute_other_users_library_ran(report)
     assert_equal [], report["loaded"], "refused, link or no link at this moment"
-    assert_equal({ "the symbolic link #{link} on the way to it is in #{open}, which others may write to" => 200 }, report["refused"])
+    assert_equal({ "the symbolic link #{link} on the way to it is in #{open}, which is writable by others" => 200 }, report["refused"])
   end
 
   # The other user's own link in a sticky directory (as in /tmp): theirs
@@ -133,6 +133,79 @@ class LibraryCopyTest < Minitest::Test
     assert report["loaded"].all? { |path| path.start_with?("#{@mine}/native/libfast_random-") }, report["loaded"].first
     assert_equal [], Dir.children(File.join(@mine, "native")), "each copy deleted once loaded"
     assert_equal [], Dir.children(File.join(@theirs, "native"))
+  end
+end
+
+# What PrivateDirectory makes of each shape of path (through the test
+# build's CopyDirectories, in this process): where it goes, and why it is
+# refused, naming the step.
+class CopyDirectoryTest < Minitest::Test
+  OTHER_UID = LibraryCopyTest::OTHER_UID
+
+  def setup
+    skip "needs root to give files to another uid (CI runs the suite as root)" unless Process.uid.zero?
+
+    @dir = File.realpath(Dir.mktmpdir("fast_random-copy-dirs"))
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir) if @dir
+  end
+
+  def resolve(*names) = Java::FastrandomJni::CopyDirectories.resolve(File.join(@dir, *names))
+
+  def directory(name, mode, owner: 0)
+    File.join(@dir, name).tap do |path|
+      Dir.mkdir(path)
+      File.chmod(mode, path)
+      File.chown(owner, owner, path)
+    end
+  end
+
+  def test_where_each_path_goes
+    directory("mine", 0o700)
+    File.symlink("mine", File.join(@dir, "relative"))
+    File.symlink(File.join(@dir, "mine"), File.join(@dir, "absolute"))
+    File.symlink("relative/../absolute", File.join(@dir, "chain"))
+    assert_equal File.join(@dir, "mine"), resolve("mine")
+    assert_equal File.join(@dir, "mine/native"), resolve("relative/native"), "a relative link, the directory made"
+    assert_equal File.join(@dir, "mine/native"), resolve("absolute/native")
+    assert_equal File.join(@dir, "mine"), resolve("chain"), "links through links, .. where the link's target is"
+    assert_equal File.join(@dir, "mine"), resolve("absolute"), "a link as the last step"
+    assert_equal File.join(@dir, "mine"), resolve("mine/./native/.."), ". and .."
+    made = File.join(@dir, "mine/a/b")
+    assert_equal made, resolve("mine/a/b")
+    assert_equal 0o700, File.stat(made).mode & 0o7777, "the directory itself made mode 0700"
+    sticky = directory("sticky", 0o1777)
+    assert_equal File.join(sticky, "mine"), resolve("sticky/mine"), "a directory of ours in a sticky one"
+  end
+
+  def test_what_is_refused
+    directory("open", 0o777)
+    File.symlink(@dir, File.join(@dir, "open/link"))
+    directory("sticky", 0o1777)
+    File.symlink(@dir, File.join(@dir, "sticky/link"))
+    File.lchown(OTHER_UID, OTHER_UID, File.join(@dir, "sticky/link"))
+    directory("theirs", 0o755, owner: OTHER_UID)
+    directory("group", 0o770)
+    File.write(File.join(@dir, "file"), "")
+    File.symlink("loop", File.join(@dir, "loop"))
+    {
+      "open/link/x" => "the symbolic link #{@dir}/open/link on the way to it is in #{@dir}/open, which is writable by others",
+      "sticky/link/x" => "the symbolic link #{@dir}/sticky/link on the way to it belongs to another user (nobody)",
+      "open/x" => "#{@dir}/open on the way to it is writable by others",
+      "theirs/x" => "#{@dir}/theirs on the way to it belongs to another user (nobody)",
+      "theirs" => "it belongs to nobody",
+      "group" => "others may write to it (rwxrwx---)",
+      "open" => "others may write to it (rwxrwxrwx)",
+      "file" => "it is not a directory",
+      "file/x" => "#{@dir}/file on the way to it is not a directory",
+      "loop/x" => "too many symbolic links on the way to it"
+    }.each do |path, why|
+      assert_equal "refused: #{why}", resolve(path), path
+    end
+    assert_equal %w[link], Dir.children(File.join(@dir, "open")), "nothing made where others may write"
+    assert_equal "refused: not an absolute path", Java::FastrandomJni::CopyDirectories.resolve("relative/dir")
   end
 end
 

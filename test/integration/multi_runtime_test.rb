@@ -154,7 +154,7 @@ class MultiRuntimeTest
     Dir.mktmpdir("fast_random-copies") do |dir|
       result = scenario("copy_faults", dir)
       { "writable_by_others" => /others may write to it/, "a_file" => /not a directory/,
-        "a_link_others_may_replace" => %r{the symbolic link .*/open/link on the way to it is in .*/open, which others may write to} }.each do |name, why|
+        "a_link_others_may_replace" => %r{the symbolic link .*/open/link on the way to it is in .*/open, which is writable by others} }.each do |name, why|
         report = result["cases"].fetch(name)
         assert_equal %w[java gmp], report.values_at("ec_engine", "rsa_engine"), "#{name}: #{report}"
         assert_equal false, report["rdrand"], name

@@ -114,7 +114,7 @@ class PackagedAppFaultsTest < Minitest::Test
     link = File.join(open, "link")
     File.symlink(mine, link)
     report, warnings = run_app(jar, env: { "FAST_RANDOM_NATIVE_DIR" => File.join(link, "native") })
-    why = "the symbolic link #{link} on the way to it is in #{open}, which others may write to"
+    why = "the symbolic link #{link} on the way to it is in #{open}, which is writable by others"
     assert_equal 1, warnings.size, "one warning:\n#{warnings.join}"
     assert_includes warnings.first, why
     assert_includes report["gmp_problem"], why, "the bundled libgmp's copy too"

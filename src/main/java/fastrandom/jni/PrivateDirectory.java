@@ -72,14 +72,14 @@ final class PrivateDirectory {
                 continue;
             }
             Path next = at.resolve(name);
-            String holder = new Entry(at).unsafeHolder(me);
+            String unsafe = new Entry(at).unsafe(me);
             Entry found = Entry.of(next);
             if (found == null) {
-                if (holder != null) throw new Refused(at + " above it " + holder); // nothing is made where others may write
+                if (unsafe != null) throw new Refused(at + " on the way to it " + unsafe); // nothing is made where others may write
                 found = made(next, names.isEmpty());
             }
             if (found.link) {
-                if (holder != null) throw new Refused("the symbolic link " + next + " on the way to it is in " + at + ", which " + holder);
+                if (unsafe != null) throw new Refused("the symbolic link " + next + " on the way to it is in " + at + ", which " + unsafe);
                 if (!found.rootsOr(me)) throw new Refused("the symbolic link " + next + " on the way to it belongs to another user (" + found.owner + ")");
                 if (++links > MOST_LINKS) throw new Refused("too many symbolic links on the way to it");
                 Path target = Files.readSymbolicLink(next);
@@ -87,7 +87,7 @@ final class PrivateDirectory {
                 if (target.isAbsolute()) at = target.getRoot();
                 continue;
             }
-            if (holder != null) throw new Refused(at + " above it " + holder);
+            if (unsafe != null) throw new Refused(at + " on the way to it " + unsafe);
             if (!found.directory) throw new Refused(names.isEmpty() ? "it is not a directory" : next + " on the way to it is not a directory");
             at = next;
         }
@@ -163,12 +163,13 @@ final class PrivateDirectory {
         }
 
         /**
-         * Why others could swap what this directory holds (the end of a
-         * sentence: "which ..."), or null when it passes the rule.
+         * Why others could swap what this directory holds ("belongs to
+         * another user (x)", "is writable by others"), or null when it
+         * passes the rule.
          */
-        String unsafeHolder(int me) {
+        String unsafe(int me) {
             if (!rootsOr(me)) return "belongs to another user (" + owner + ")";
-            if ((mode & OTHERS_MAY_WRITE) != 0 && (mode & STICKY) == 0) return "others may write to";
+            if ((mode & OTHERS_MAY_WRITE) != 0 && (mode & STICKY) == 0) return "is writable by others";
             return null;
         }
     }
