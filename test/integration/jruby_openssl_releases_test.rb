@@ -17,7 +17,9 @@ require "tmpdir"
 # JOpenSSL::VERSION, set before openssl loads the rest of jruby-openssl, on
 # the real classes of this JRuby's own jruby-openssl; a missing method by
 # removing it, a wrong answer by redefining one in Ruby (fast_random leaves
-# Ruby redefinitions in place). Each case in a fresh JRuby.
+# Ruby redefinitions in place), a changed method that fast_random replaces
+# by redefining it in Java (JavaRedefinitions, test/java). Each case in a
+# fresh JRuby.
 class JRubyOpenSslReleasesTest < Minitest::Test
   # What is hooked, and whether the calls work and reach fast_random's code
   # (counters read around the report's own calls; "at_load", read right
@@ -48,7 +50,8 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     drawn = draws.()
     cipher.random_iv
     replaced = [OpenSSL::PKey::RSA, OpenSSL::PKey::EC, OpenSSL::Cipher, OpenSSL::PKCS5.singleton_class,
-                OpenSSL::KDF.singleton_class].to_h { |target| [target.inspect, hooks.replaced(target).to_a] }
+                OpenSSL::KDF.singleton_class, OpenSSL::X509::Certificate,
+                OpenSSL::X509::CRL].to_h { |target| [target.inspect, hooks.replaced(target).to_a] }
     puts JSON.generate(
       "version" => JOpenSSL::VERSION, "works" => works, "served" => before.zip(after).map { |b, a| a > b },
       "at_load" => at_load, "engines" => [FastRandom::RSA.engine, FastRandom::EC.engine].map(&:to_s),
@@ -69,7 +72,9 @@ class JRubyOpenSslReleasesTest < Minitest::Test
   end
 
   # This JRuby's own jruby-openssl, as it is: the suite tested it, so
-  # nothing is checked at load, and this is what a newer release must match.
+  # nothing is checked at load (no RSA, EC or AES operation by then: the
+  # X.509 check's verifications would count as RSA's and EC's too), and
+  # this is what a newer release must match.
   def baseline
     @@baseline ||= report # rubocop:disable Style/ClassVars -- one child for every case of this process
   end
@@ -82,6 +87,29 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     RUBY
   end
 
+  # Ruby that loads openssl and makes +type+#+name+ (an OpenSSL::X509
+  # class) a Java method running the lambda +body+ (receiver first, then
+  # the arguments; the release's own method is stock_+name+), before
+  # fast_random hooks in.
+  def x509_method_in_java(type, name, body)
+    <<~RUBY
+      require TEST_JAR
+      require "openssl"
+      OpenSSL::X509::#{type}.send(:alias_method, :stock_#{name}, :#{name})
+      Java::OrgJrubyExtFastrandom::JavaRedefinitions.redefine(OpenSSL::X509::#{type}, "#{name}", #{body})
+    RUBY
+  end
+
+  # The warning of a capability that failed its check at load.
+  def failed_check(capability, what)
+    "jruby-openssl 0.17.0, a release fast_random was not tested on, failed fast_random's #{capability} check at load: #{what}"
+  end
+
+  # The report where X.509's methods stayed jruby-openssl's and all else is as on this JRuby's own release.
+  def with_x509_stock
+    baseline[0].merge("replaced" => baseline[0]["replaced"].merge("OpenSSL::X509::Certificate" => [], "OpenSSL::X509::CRL" => []))
+  end
+
   def test_this_jrubys_own_release_is_hooked_whole_and_not_checked_at_load
     result, warnings = baseline
     assert_empty warnings
@@ -92,6 +120,7 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     assert_equal [native ? "openssl" : "java"] * 2, result["engines"] if TestHelper.libcrypto_expected? || !native
     assert_equal %w[auth_data= update], result["replaced"]["OpenSSL::Cipher"]
     assert_equal %w[pbkdf2_hmac pbkdf2_hmac_sha1], result["replaced"]["#<Class:OpenSSL::PKCS5>"]
+    assert_equal [%w[sign verify], %w[verify]], result["replaced"].values_at("OpenSSL::X509::Certificate", "OpenSSL::X509::CRL")
     assert_includes result["replaced"]["OpenSSL::PKey::EC"], "dsa_sign_asn1"
   end
 
@@ -146,7 +175,8 @@ class JRubyOpenSslReleasesTest < Minitest::Test
   # and EC are taken out again whole (provider services and every method
   # they had replaced, EC's inherited #derive inherited again), and
   # Cipher#random_iv draws from jruby-openssl's own source again; one
-  # warning each saying what failed. AES and PBKDF2 are hooked.
+  # warning each saying what failed. AES and PBKDF2 are hooked; X.509's
+  # methods, which run on RSA's and EC's engines, are not put in.
   def test_a_release_failing_checks_at_load_leaves_those_capabilities_stock
     result, warnings = report(<<~RUBY)
       #{future_version}
@@ -165,20 +195,57 @@ class JRubyOpenSslReleasesTest < Minitest::Test
         def random_key = stock_random_key[0, 15]
       end
     RUBY
-    failed = ->(capability, what) { "jruby-openssl 0.17.0, a release fast_random was not tested on, failed fast_random's #{capability} check at load: #{what}" }
-    rsa_problem = failed.("RSA", "RSA#private_encrypt gave another answer than MRI")
-    ec_problem = failed.("EC", "EC#dh_compute_key gave another secret than MRI")
+    rsa_problem = failed_check("RSA", "RSA#private_encrypt gave another answer than MRI")
+    ec_problem = failed_check("EC", "EC#dh_compute_key gave another secret than MRI")
     assert_equal ["fast_random: Cipher#random_iv and random_key stay on jruby-openssl's SecureRandom " \
-                  "(#{failed.("OpenSSL::Random", "Cipher#random_key gave one of another length")})",
+                  "(#{failed_check("OpenSSL::Random", "Cipher#random_key gave one of another length")})",
                   "fast_random: RSA stays on jruby-openssl's Java code: #{rsa_problem}",
                   "fast_random: EC stays on jruby-openssl's Java code: #{ec_problem}"], warnings
-    expected = baseline[0].merge(
+    expected = with_x509_stock.merge(
       "engines" => %w[java java], "installed" => [false, false, true], "problems" => [rsa_problem, ec_problem],
       "served" => [false, false, true], "at_load" => [true, true, true], "random_iv_drawn" => false,
       "derive_owner" => result["stock_derive_owner"], "stock_derive_owner" => result["stock_derive_owner"],
-      "replaced" => baseline[0]["replaced"].merge("OpenSSL::PKey::RSA" => [], "OpenSSL::PKey::EC" => [])
+      "replaced" => with_x509_stock["replaced"].merge("OpenSSL::PKey::RSA" => [], "OpenSSL::PKey::EC" => [])
     )
     assert_equal expected.except("version"), result.except("version")
+  end
+
+  # On a future release with +changed+ (Ruby run before fast_random), the
+  # X.509 check at load finds +what+ (bytes' hashes as "..."): one warning,
+  # and Certificate#sign, #verify and CRL#verify stay jruby-openssl's, all
+  # three (none replaced); RSA, EC and the rest are hooked, checked and
+  # served by the engines, as on this JRuby's own release.
+  def assert_x509_stays_stock(changed, what)
+    result, warnings = report(future_version + changed)
+    assert_equal ["fast_random: X509::Certificate#sign, #verify and CRL#verify stay jruby-openssl's: #{failed_check("X.509", what)}"],
+                 warnings.map { |warning| warning.gsub(/\(hash \h+\)/, "(hash ...)") }
+    assert_equal with_x509_stock.merge("at_load" => [true, true, true]).except("version"), result.except("version")
+  end
+
+  # A release whose Certificate#verify was tightened (a Java method, as
+  # jruby-openssl's are) to refuse every certificate signed with RSA answers
+  # otherwise than fast_random's would, on MRI's RSA certificate.
+  def test_a_release_whose_certificate_verify_changed_keeps_x509_stock
+    tightened = "->(cert, key) { !cert.signature_algorithm.include?('RSA') && cert.stock_verify(key) }"
+    assert_x509_stays_stock(x509_method_in_java("Certificate", "verify", tightened),
+                            "OpenSSL::X509::Certificate#verify gives true where jruby-openssl's gives false (MRI's RSA certificate)")
+  end
+
+  # A Certificate#sign that signs otherwise (here always with SHA-512):
+  # the RSA certificate signed again is not stock's bytes.
+  def test_a_release_whose_certificate_sign_changed_keeps_x509_stock
+    assert_x509_stays_stock(x509_method_in_java("Certificate", "sign", "->(cert, key, _digest) { cert.stock_sign(key, 'SHA512') }"),
+                            "OpenSSL::X509::Certificate#sign gives 727 bytes (hash ...) where jruby-openssl's gives 727 bytes " \
+                            "(hash ...) (MRI's RSA certificate signed again with SHA256)")
+  end
+
+  # A CRL#verify that raises a Java exception for CRLs signed with ECDSA:
+  # any exception in the check is a failure, said in one line (no stack
+  # trace), as any other difference.
+  def test_a_release_whose_crl_verify_raises_keeps_x509_stock
+    raising = "->(crl, key) { crl.signature_algorithm.start_with?('ecdsa') ? raise(java.lang.UnsupportedOperationException.new('ECDSA')) : " \
+              "crl.stock_verify(key) }"
+    assert_x509_stays_stock(x509_method_in_java("CRL", "verify", raising), "it raised java.lang.UnsupportedOperationException: ECDSA")
   end
 
   # Ed25519 keys (OpenSSL::PKey::PKey, from jruby-openssl 0.16.1) go
@@ -303,7 +370,7 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     assert_equal [[true, true, true, "\x00" * 4], [false, false, false], %w[java java], "#<Class:OpenSSL::Random>",
                   [false, false, false], false],
                  result.values_at("works", "served", "engines", "random", "installed", "random_iv_drawn")
-    assert_equal [[]] * 5, result["replaced"].values
+    assert_equal [[]] * 7, result["replaced"].values
     assert_match(/older than fast_random supports/, result["problems"][0])
   end
 end

@@ -127,10 +127,7 @@ public final class EcModule {
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
         return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.EC, ProviderHook.Capability.EC,
-                "OpenSSL::PKey::EC", target -> {
-                    EcMethods.install(target);
-                    X509Hooks.install(context.runtime);
-                });
+                "OpenSSL::PKey::EC", EcMethods::install);
     }
 
     /** Gives jruby-openssl its own EC back (for comparisons; engine = :java is the usual switch). */

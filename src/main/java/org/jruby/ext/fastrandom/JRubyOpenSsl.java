@@ -42,9 +42,13 @@ final class JRubyOpenSsl {
     static final Set<String> TESTED = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
             "0.15.0", "0.15.3", "0.15.4", "0.15.5", "0.15.6", "0.16.0", "0.16.1", "0.16.2")));
 
-    /** What fast_random can put into jruby-openssl, each whole or not at all. */
+    /**
+     * What fast_random can put into jruby-openssl, each whole or not at all
+     * (X509: {@code Certificate#sign}, {@code #verify} and {@code CRL#verify},
+     * which run on RSA's and EC's engines: {@link X509Hooks}).
+     */
     enum Capability {
-        RSA("RSA"), EC("EC"), AES("AES"), PBKDF2("PBKDF2"), RANDOM("OpenSSL::Random");
+        RSA("RSA"), EC("EC"), AES("AES"), PBKDF2("PBKDF2"), RANDOM("OpenSSL::Random"), X509("X.509");
 
         final String label;
 
@@ -120,7 +124,7 @@ final class JRubyOpenSsl {
             case PBKDF2:
                 needs.singletonMethods("OpenSSL::KDF", "pbkdf2_hmac");
                 break;
-            default: // OpenSSL::Random's methods are fast_random's own, and the hook waits for the module
+            default: // OpenSSL::Random's methods are fast_random's own, and the hook waits for the module; X509Hooks looks itself
                 throw new IllegalArgumentException(capability.name());
         }
         needs.check(capability);

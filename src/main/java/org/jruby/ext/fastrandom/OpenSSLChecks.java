@@ -15,14 +15,23 @@ import java.security.spec.RSAPrivateCrtKeySpec;
 import java.security.spec.RSAPublicKeySpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collections;
+import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
+import org.bouncycastle.asn1.ASN1Encodable;
+import org.bouncycastle.asn1.ASN1Encoding;
+import org.bouncycastle.asn1.DERSequence;
+import org.bouncycastle.asn1.x509.AlgorithmIdentifier;
+import org.bouncycastle.asn1.x9.X9ObjectIdentifiers;
 import org.jruby.Ruby;
 import org.jruby.RubyHash;
 import org.jruby.RubyModule;
@@ -53,11 +62,13 @@ import fastrandom.rsa.RsaStats;
  * self-tests), BouncyCastle's verification with the public key (for
  * randomized answers: ECDSA, PSS, RSA encryption; never a private-key
  * operation, which would cost more than the check), the JDK's own AES
- * (SunJCE), or the jruby-openssl method fast_random's replaced. A method
+ * (SunJCE), or the jruby-openssl method fast_random's replaced, on the
+ * same input (PBKDF2's; X.509's, on MRI's certificates and CRL). A method
  * the release does not have is not checked; one it has must answer right. A
  * check also fails when the calls did not reach fast_random (its counters
- * did not move): the hook would then report engines that serve nothing.
- * Each returns null when all holds, else what failed.
+ * did not move): the hook would then report engines that serve nothing, or
+ * the comparison hold for jruby-openssl against itself. Each returns null
+ * when all holds, else what failed.
  */
 final class OpenSSLChecks {
     private static final byte[] MESSAGE = "fast_random's check of jruby-openssl at load".getBytes(StandardCharsets.US_ASCII);
@@ -69,6 +80,37 @@ final class OpenSSLChecks {
     private static final byte[] P256_SEC1_POINT = hex("a00a06082a8648ce3d030107a14403420004");
     /** SubjectPublicKeyInfo of a P-256 key, up to its point's x and y. */
     private static final byte[] P256_SPKI_HEAD = hex("3059301306072a8648ce3d020106082a8648ce3d03010703420004");
+    /*
+     * The X.509 check's certificates and CRL (DER, Base64), made by MRI 3.1's
+     * openssl on OpenSSL 3.0 with the engines' fixed keys (KnownAnswerTest's
+     * RSA key, EcKnownAnswerTest's first P-256 key): each certificate
+     * self-signed with SHA-256, version 3, serial 1, subject and issuer
+     * "/CN=fast_random check", valid from 2025-01-01 to 2049-01-01 UTC
+     * (UTCTime both), with basicConstraints "CA:TRUE" (critical) and keyUsage
+     * "keyCertSign"; the CRL version 2, by the same name, over the same
+     * dates, revoking serial 2 at 2025-01-01, signed by the P-256 key with
+     * SHA-256. MRI verifies each with its key; stock jruby-openssl signs the
+     * RSA certificate again into these very bytes.
+     */
+    private static final String RSA_CERTIFICATE = "MIIC0zCCAbugAwIBAgIBATANBgkqhkiG9w0BAQsFADAcMRowGAYDVQQDDBFmYXN0X3JhbmRvbSBjaGVjazAeFw0yNTAxMDEw"
+            + "MDAwMDBaFw00OTAxMDEwMDAwMDBaMBwxGjAYBgNVBAMMEWZhc3RfcmFuZG9tIGNoZWNrMIIBIjANBgkqhkiG9w0BAQEFAAOC"
+            + "AQ8AMIIBCgKCAQEAwMuEwNyZfAnTfXt2zftqawMU3Yty7vrPFKOwvT37JuvGTBmCN3MB9+i9uBZ+dFaVxi7Ru2lGUBY8kmhh"
+            + "Y7+yul0ywzc0+ANTd9ju7Wv+dqYCfyQOCI9vJuJ3y1xHHpkXuBZd1kSgzrZFkKoofF8S1b0mMN6oTD2pt2p84zhpH5oja9HG"
+            + "Wxk1aZciIvf2Nd+mHyQcht/A1WliOIUXbij7N7pdssSkCupd4Fp7Slwrr8Ez479xpz3+m8yKyzdQg5peJQDMsMWax9ziJUnR"
+            + "/U+zP9tofss9Wj3xH1ZYIlRfzXpwCqyghUcMD+LQiY8C8EiH6ouM7x8pOicp6hQrz1VCAQIDAQABoyAwHjAPBgNVHRMBAf8E"
+            + "BTADAQH/MAsGA1UdDwQEAwICBDANBgkqhkiG9w0BAQsFAAOCAQEAUzO+Pr2MPGocNBVr0XOZRyoVHHIEu6IYnt0zhuKolDS0"
+            + "KGBRIG7kr0gFQCIMQgLDwf2f/IB7g78SIxyU931bqRMwdYQ+PyDTW+ssCjsAuq4qvkLWUnUQ4t50N9YLEg5T30HsJA5xgB7w"
+            + "wyd+YU9O+RBTT+n+WYaE+hyZ7Jg+YiHs5gXDH9yyONl2HW6fw5j0Is5ryXgb2ky+OC+H3c0DKDmNw6dePsQv4o3gGckK04H7"
+            + "nVTnG5/G8SHDdPshligcRwFszuDcCFk/PLFradJaL4vgyrBGDjMtJiMSUeGuDcFTS+4N2qHgauew7DC16F3SwDfg22WAa/eA"
+            + "4RQ3wB8bPg==";
+    private static final String P256_CERTIFICATE = "MIIBRTCB7aADAgECAgEBMAoGCCqGSM49BAMCMBwxGjAYBgNVBAMMEWZhc3RfcmFuZG9tIGNoZWNrMB4XDTI1MDEwMTAwMDAw"
+            + "MFoXDTQ5MDEwMTAwMDAwMFowHDEaMBgGA1UEAwwRZmFzdF9yYW5kb20gY2hlY2swWTATBgcqhkjOPQIBBggqhkjOPQMBBwNC"
+            + "AAStujFMkE3o+0dVXayc7vo2m3x7x1gA3nWF1nflj+i6SWHHxZdyxVm90qfqsmcbukKbWuJ/YbOvxywSmDioH/PCoyAwHjAP"
+            + "BgNVHRMBAf8EBTADAQH/MAsGA1UdDwQEAwICBDAKBggqhkjOPQQDAgNHADBEAiB2R55VpZLijMD6ED7ByoIBklJMwrCubFaY"
+            + "F7DTB85NlwIgYsovh7nCeunzUapkW0ae9q4DlvSeabkXw23pVuMPEJs=";
+    private static final String P256_CRL = "MIG6MGECAQEwCgYIKoZIzj0EAwIwHDEaMBgGA1UEAwwRZmFzdF9yYW5kb20gY2hlY2sXDTI1MDEwMTAwMDAwMFoXDTQ5MDEw"
+            + "MTAwMDAwMFowFDASAgECFw0yNTAxMDEwMDAwMDBaMAoGCCqGSM49BAMCA0kAMEYCIQCpaqul+z7mu9vwnhiqzeT3WMu1F3+1"
+            + "d4WvsEnsQxxGzAIhAKmiyW0aQf+tLydmWlphE4M7Yr6gR0dfQ76C1OsA5LHw";
 
     private OpenSSLChecks() {}
 
@@ -81,6 +123,7 @@ final class OpenSSLChecks {
                 case AES: return aes(context);
                 case PBKDF2: return pbkdf2(context);
                 case RANDOM: return random(context);
+                case X509: return x509(context);
                 default: throw new IllegalArgumentException(capability.name());
             }
         } catch (GeneralSecurityException e) {
@@ -110,7 +153,7 @@ final class OpenSSLChecks {
         RSAPrivateCrtKeySpec spec = KnownAnswerTest.keySpec();
         PublicKey jcaPublic = KeyFactory.getInstance("RSA", bc).generatePublic(new RSAPublicKeySpec(spec.getModulus(), spec.getPublicExponent()));
         RubyModule rsaClass = context.runtime.getClassFromPath("OpenSSL::PKey::RSA");
-        IRubyObject key = rsaClass.callMethod(context, "new", string(context, rsaPrivateKey(spec)));
+        IRubyObject key = rsaKey(context);
         Set<String> replaced = replaced(rsaClass);
         long before = rsaOperations();
 
@@ -261,7 +304,7 @@ final class OpenSSLChecks {
     }
 
     /** What a call gives: a String's bytes, true or false, or the class of the StandardError it raised. */
-    private static Object outcome(ThreadContext context, java.util.function.Supplier<IRubyObject> call) {
+    private static Object outcome(ThreadContext context, Supplier<IRubyObject> call) {
         try {
             IRubyObject value = call.get();
             return value instanceof RubyString ? ((RubyString) value).getBytes() : Boolean.valueOf(value.isTrue());
@@ -282,7 +325,7 @@ final class OpenSSLChecks {
         byte[] q1 = concat(fixed(vector.q1x), fixed(vector.q1y));
         byte[] q2 = concat(fixed(vector.q2x), fixed(vector.q2y));
         RubyModule ecClass = context.runtime.getClassFromPath("OpenSSL::PKey::EC");
-        IRubyObject key = ecClass.callMethod(context, "new", string(context, concat(P256_SEC1_HEAD, fixed(vector.d1), P256_SEC1_POINT, q1)));
+        IRubyObject key = p256Key(context);
         IRubyObject peer = ecClass.callMethod(context, "new", string(context, concat(P256_SPKI_HEAD, q2)));
         PublicKey jcaPublic = KeyFactory.getInstance("EC", bc).generatePublic(new X509EncodedKeySpec(concat(P256_SPKI_HEAD, q1)));
         Set<String> replaced = replaced(ecClass);
@@ -426,6 +469,125 @@ final class OpenSSLChecks {
         return openSslCalls() > before ? null : "Cipher#" + method + " did not draw from fast_random's generators";
     }
 
+    /**
+     * Certificate#verify, #sign and CRL#verify, where fast_random replaced
+     * them, answer as jruby-openssl's own methods (which they replaced, and
+     * call for what they do not take) on the same fresh objects: verdicts
+     * on MRI's RSA and P-256 certificates and P-256 CRL (true), each with
+     * one bit of its signature changed (false), the RSA certificate with
+     * the P-256 key and the P-256 one with another algorithm outside its
+     * TBS than in it (jruby-openssl's answers, whatever they are), and
+     * the RSA certificate signed again (deterministic PKCS#1 v1.5: the same
+     * bytes). The verifications must reach the engines of RSA and EC where
+     * those serve, else the comparisons held for stock against itself.
+     * Signing costs an RSA private-key operation on stock's path too (the
+     * other checks make none outside fast_random's): nothing cheaper shows
+     * what sign encodes and records.
+     */
+    private static String x509(ThreadContext context) {
+        Ruby runtime = context.runtime;
+        RubyModule certificateClass = x509Class(runtime, "Certificate");
+        RubyModule crlClass = x509Class(runtime, "CRL");
+        Set<String> certificateMethods = certificateClass == null ? Collections.emptySet() : replaced(certificateClass);
+        boolean certificateVerify = certificateMethods.contains("verify");
+        boolean crlVerify = crlClass != null && replaced(crlClass).contains("verify");
+        IRubyObject rsa = rsaKey(context);
+        IRubyObject ec = p256Key(context);
+        byte[] rsaCertificate = Base64.getDecoder().decode(RSA_CERTIFICATE);
+        byte[] p256Certificate = Base64.getDecoder().decode(P256_CERTIFICATE);
+        byte[] crl = Base64.getDecoder().decode(P256_CRL);
+        long[] served = new long[2]; // RSA's and EC's operations in fast_random's calls
+        if (certificateVerify) {
+            Object[][] verifying = {{"MRI's RSA certificate", rsaCertificate, rsa}, {"MRI's P-256 certificate", p256Certificate, ec},
+                {"MRI's RSA certificate, a bit of its signature changed", forged(rsaCertificate), rsa},
+                {"MRI's P-256 certificate, a bit of its signature changed", forged(p256Certificate), ec},
+                {"MRI's RSA certificate and a P-256 key", rsaCertificate, ec},
+                {"MRI's P-256 certificate, ecdsa-with-SHA384 outside its TBS", outerAlgorithm(p256Certificate), ec}};
+            for (Object[] test : verifying) {
+                String failure = asStock(context, certificateClass, "verify", (String) test[0], served,
+                        () -> parsed(context, certificateClass, (byte[]) test[1]), UnaryOperator.identity(), (IRubyObject) test[2]);
+                if (failure != null) return failure;
+            }
+        }
+        if (crlVerify) {
+            for (byte[] der : new byte[][] {crl, forged(crl)}) {
+                String input = der == crl ? "MRI's P-256 CRL" : "MRI's P-256 CRL, a bit of its signature changed";
+                String failure = asStock(context, crlClass, "verify", input, served, () -> parsed(context, crlClass, der), UnaryOperator.identity(), ec);
+                if (failure != null) return failure;
+            }
+        }
+        if (certificateMethods.contains("sign")) {
+            String failure = asStock(context, certificateClass, "sign", "MRI's RSA certificate signed again with SHA256", served, () -> {
+                IRubyObject certificate = parsed(context, certificateClass, rsaCertificate);
+                certificate.callMethod(context, "public_key=", rsa); // a parsed certificate has none for sign to encode
+                return certificate;
+            }, signed -> signed.callMethod(context, "to_der"), rsa, digestName(context));
+            if (failure != null) return failure;
+        }
+        if (certificateVerify && served[0] == 0 && OpenSSLHook.serving(runtime, ProviderHook.Capability.RSA)) {
+            return "X.509's RSA verifications did not reach fast_random's engines";
+        }
+        if ((certificateVerify || crlVerify) && served[1] == 0 && OpenSSLHook.serving(runtime, ProviderHook.Capability.EC)) {
+            return "X.509's EC verifications did not reach fast_random's engine";
+        }
+        return null;
+    }
+
+    /**
+     * {@code name(args)} on a fresh receiver through fast_random's method
+     * and through jruby-openssl's own, which it replaced: null when both
+     * give the same {@code answer} (a value, bytes, or the class of the
+     * error raised), else what differs ({@code input}: what was asked).
+     * Adds the RSA and EC operations fast_random's call made to
+     * {@code served}.
+     */
+    private static String asStock(ThreadContext context, RubyModule type, String name, String input, long[] served,
+                                  Supplier<IRubyObject> receiver, UnaryOperator<IRubyObject> answer, IRubyObject... args) {
+        StockMethods stock = StockMethods.of(type);
+        long rsa = rsaOperations();
+        long ec = ecOperations();
+        Object ours = outcome(context, () -> answer.apply(receiver.get().callMethod(context, name, args)));
+        served[0] += rsaOperations() - rsa;
+        served[1] += ecOperations() - ec;
+        Object theirs = outcome(context, () -> answer.apply(stock.call(context, receiver.get(), type, name, args)));
+        if (Objects.deepEquals(ours, theirs)) return null;
+        return type.getName() + "#" + name + " gives " + shown(ours) + " where jruby-openssl's gives " + shown(theirs) + " (" + input + ")";
+    }
+
+    /** An {@link #outcome} as a message says it: bytes by their length and hash, so that two that differ read differently. */
+    private static String shown(Object outcome) {
+        if (!(outcome instanceof byte[])) return outcome instanceof String ? outcome + " raised" : outcome.toString();
+        byte[] bytes = (byte[]) outcome;
+        return bytes.length + " bytes (hash " + Integer.toHexString(Arrays.hashCode(bytes)) + ")";
+    }
+
+    /** {@code OpenSSL::X509::name}, or null where the release has no such class (nothing of it replaced, nothing to check). */
+    private static RubyModule x509Class(Ruby runtime, String name) {
+        String path = "OpenSSL::X509::" + name;
+        return OpenSSLHook.defined(runtime, path) ? runtime.getClassFromPath(path) : null;
+    }
+
+    /** A certificate or CRL ({@code type}) parsed from {@code der} by jruby-openssl. */
+    private static IRubyObject parsed(ThreadContext context, RubyModule type, byte[] der) {
+        return type.callMethod(context, "new", string(context, der));
+    }
+
+    /**
+     * The certificate with ecdsa-with-SHA384 for its outer signature
+     * algorithm, no longer its TBS's: BouncyCastle refuses it, so
+     * fast_random's verify must find the mismatch in this release's TBS and
+     * leave the answer to jruby-openssl's.
+     */
+    private static byte[] outerAlgorithm(byte[] der) {
+        org.bouncycastle.asn1.x509.Certificate certificate = org.bouncycastle.asn1.x509.Certificate.getInstance(der);
+        try {
+            return new DERSequence(new ASN1Encodable[] {certificate.getTBSCertificate(),
+                new AlgorithmIdentifier(X9ObjectIdentifiers.ecdsa_with_SHA384), certificate.getSignature()}).getEncoded(ASN1Encoding.DER);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e); // encoding in memory
+        }
+    }
+
     private static String sameAsStock(ThreadContext context, String module, String name, String stockName, IRubyObject... args) {
         IRubyObject ours = context.runtime.getClassFromPath(module).callMethod(context, name, args);
         IRubyObject stock = stock(context, module, stockName, args);
@@ -515,6 +677,19 @@ final class OpenSSLChecks {
     /** A String's bytes; an empty array for anything else, which no expected answer equals. */
     private static byte[] bytes(IRubyObject value) {
         return value instanceof RubyString ? ((RubyString) value).getBytes() : new byte[0];
+    }
+
+    /** The engines' fixed RSA-2048 key (KnownAnswerTest's), as jruby-openssl reads it. */
+    private static IRubyObject rsaKey(ThreadContext context) {
+        return context.runtime.getClassFromPath("OpenSSL::PKey::RSA").callMethod(context, "new",
+                string(context, rsaPrivateKey(KnownAnswerTest.keySpec())));
+    }
+
+    /** The engines' first fixed P-256 key (EcKnownAnswerTest's), private and public, as jruby-openssl reads it. */
+    private static IRubyObject p256Key(ThreadContext context) {
+        EcKnownAnswerTest.Vector vector = EcKnownAnswerTest.p256();
+        byte[] sec1 = concat(P256_SEC1_HEAD, fixed(vector.d1), P256_SEC1_POINT, fixed(vector.q1x), fixed(vector.q1y));
+        return context.runtime.getClassFromPath("OpenSSL::PKey::EC").callMethod(context, "new", string(context, sec1));
     }
 
     /** PKCS #1 RSAPrivateKey DER: SEQUENCE { version 0, n, e, d, p, q, dp, dq, qinv }. */

@@ -19,10 +19,12 @@ import fastrandom.support.Diagnostics;
  * Points {@code OpenSSL::Random.random_bytes} at fast_random's generators
  * ({@link OpenSSLRandomMethods}), {@code OpenSSL::PKey::RSA} at its RSA engines
  * ({@code FastRandom::RSA}), {@code OpenSSL::PKey::EC} at its EC engine
- * ({@code FastRandom::EC}), AES ciphers at the JDK's ({@code FastRandom::AES})
- * and PBKDF2 at the JDK's digests ({@link KdfMethods}),
- * once jruby-openssl is loaded, whether that happens before or after
- * fast_random. fast_random never loads openssl itself.
+ * ({@code FastRandom::EC}), AES ciphers at the JDK's ({@code FastRandom::AES}),
+ * PBKDF2 at the JDK's digests ({@link KdfMethods}) and
+ * {@code X509::Certificate#sign}, {@code #verify} and {@code CRL#verify} at
+ * the RSA and EC engines ({@link X509Hooks}), once jruby-openssl is loaded,
+ * whether that happens before or after fast_random. fast_random never loads
+ * openssl itself.
  *
  * <p>jruby-openssl defines OpenSSL's classes in Java, with
  * {@code JRuby::Util.load_ext("org.jruby.ext.openssl.OpenSSL")} (from
@@ -53,11 +55,11 @@ public final class OpenSSLHook {
     }
 
     /**
-     * Installs fast_random's OpenSSL::Random methods, RSA, EC, AES and PBKDF2, once;
-     * false while openssl is not loaded. Each capability goes in whole where
-     * this jruby-openssl has what it needs ({@link JRubyOpenSsl}), or stays
-     * jruby-openssl's with one warning saying why; nothing here fails the
-     * require that loaded openssl.
+     * Installs fast_random's OpenSSL::Random methods, RSA, EC, AES, X.509's
+     * methods and PBKDF2, once; false while openssl is not loaded. Each
+     * capability goes in whole where this jruby-openssl has what it needs
+     * ({@link JRubyOpenSsl}), or stays jruby-openssl's with one warning
+     * saying why; nothing here fails the require that loaded openssl.
      */
     static boolean install(ThreadContext context, RubyModule fastRandom) {
         Ruby runtime = context.runtime;
@@ -83,6 +85,8 @@ public final class OpenSSLHook {
                     step = capability.name();
                     installOrWarn(context, fastRandom, step);
                 }
+                step = "X.509";
+                installX509(context);
                 step = "PBKDF2";
                 installPbkdf2(context);
             } catch (RuntimeException | Error e) { // an Interrupt, exit or Thread#kill: what was not done is said so
@@ -99,23 +103,49 @@ public final class OpenSSLHook {
         }
     }
 
+    /**
+     * X.509's methods ({@link X509Hooks}), after RSA's and EC's installs and
+     * where either serves: their calls run on those engines, and their check
+     * at load compares them there. Whole or not at all.
+     */
+    private static void installX509(ThreadContext context) {
+        Ruby runtime = context.runtime;
+        if (!serving(runtime, ProviderHook.Capability.RSA) && !serving(runtime, ProviderHook.Capability.EC)) return;
+        installChecked(context, JRubyOpenSsl.Capability.X509, X509Hooks.STAY, () -> X509Hooks.install(runtime), () -> X509Hooks.uninstall(runtime));
+    }
+
     /** PBKDF2's methods on OpenSSL::KDF and OpenSSL::PKCS5 ({@link KdfMethods}), whole or not at all. */
     private static void installPbkdf2(ThreadContext context) {
         Ruby runtime = context.runtime;
-        try {
+        installChecked(context, JRubyOpenSsl.Capability.PBKDF2, "PBKDF2 stays on jruby-openssl's Java code", () -> {
             JRubyOpenSsl.require(runtime, JRubyOpenSsl.Capability.PBKDF2);
             KdfMethods.install(runtime);
+        }, () -> KdfMethods.uninstall(runtime));
+    }
+
+    /**
+     * A capability of replaced methods alone (no provider, no module):
+     * {@code install} puts them in, then the check at load runs
+     * ({@link JRubyOpenSsl#checkAtLoad}), and when either fails they are
+     * taken out ({@code uninstall}, after a failed check) and stay
+     * jruby-openssl's, with one warning starting with {@code stays}. Ruby's
+     * control flow goes on, once they are out.
+     */
+    private static void installChecked(ThreadContext context, JRubyOpenSsl.Capability capability, String stays, Runnable install,
+                                       Runnable uninstall) {
+        try {
+            install.run();
             try {
-                JRubyOpenSsl.checkAtLoad(context, JRubyOpenSsl.Capability.PBKDF2);
+                JRubyOpenSsl.checkAtLoad(context, capability);
             } catch (RuntimeException | LinkageError e) {
-                KdfMethods.uninstall(runtime);
+                uninstall.run();
                 throw e;
             }
         } catch (JRubyOpenSsl.Unusable e) {
-            Diagnostics.warn("PBKDF2 stays on jruby-openssl's Java code: " + e.getMessage());
+            Diagnostics.warn(stays + ": " + e.getMessage());
         } catch (RuntimeException | LinkageError e) {
             if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
-            Diagnostics.warn("PBKDF2 stays on jruby-openssl's Java code (installing fast_random's failed: " + e + ")");
+            Diagnostics.warn(stays + " (installing fast_random's failed: " + e + ")");
         }
     }
 

@@ -187,10 +187,7 @@ public final class RsaModule {
     @JRubyMethod(name = "install", meta = true)
     public static IRubyObject install(ThreadContext context, IRubyObject self) {
         return OpenSSLHook.installCapability(context, self, JRubyOpenSsl.Capability.RSA, ProviderHook.Capability.RSA,
-                "OpenSSL::PKey::RSA", target -> {
-                    RsaPssMethods.install(target);
-                    X509Hooks.install(context.runtime);
-                });
+                "OpenSSL::PKey::RSA", RsaPssMethods::install);
     }
 
     /**
