@@ -43,14 +43,16 @@ import fastrandom.Setting;
  * or war, whose libraries are archive entries rather than files (the JNI
  * library, and the :gmp engine's bundled libgmp).
  *
- * <p>A copy is written to a directory only this user can write
+ * <p>A copy is written to a directory only this user can change
  * ({@link Setting#NATIVE_DIRECTORY}, by default
- * {@code ~/.cache/fast_random/native}, created mode 0700 and checked up to
- * the root), into a new directory of its own (so it can keep the file name
- * a loader such as JNA looks for), checked against a SHA-256 before it is
- * loaded, and deleted as soon as it is loaded, as JNA, netty-tcnative and
- * sqlite-jdbc do in their temporary directories. Never {@code /tmp} by
- * default: it is often mounted noexec.
+ * {@code ~/.cache/fast_random/native}, created mode 0700; resolved once,
+ * every step checked, by {@link PrivateDirectory}), into a new directory of
+ * its own (so it can keep the file name a loader such as JNA looks for),
+ * written and read back through one descriptor and checked against a
+ * SHA-256, compared by device and inode with what its name leads to right
+ * before it is loaded, and deleted as soon as it is loaded, as JNA,
+ * netty-tcnative and sqlite-jdbc do in their temporary directories. Never
+ * {@code /tmp} by default: it is often mounted noexec.
  *
  * <p>The SHA-256 of every library the gem ships is recorded at build time
  * in fast_random's jar ({@code fastrandom/jni/libraries.sha256}, written by
