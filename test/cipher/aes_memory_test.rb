@@ -13,7 +13,8 @@ require "openssl"
 # (MemoryBudget.java, pinned at the byte here); a message that cannot get
 # budget goes on as stock's does, and none fails with OutOfMemoryError
 # where stock succeeds. Nothing is held after a final, a reset, the next
-# message's start, or the Cipher's collection.
+# message's start, or the Cipher's collection, nor after Ciphers misused
+# from several threads end their messages.
 class AesMemoryTest < Minitest::Test
   # 40 encryptions and 40 decryptions of 15 MiB open at once, fed 1 MiB at
   # a time in turn, in a child JRuby under -Xmx512m; before each round a
@@ -169,6 +170,65 @@ class AesMemoryTest < Minitest::Test
     assert_equal [1, true], shared[:one_more].drop(1), "a byte past them does"
     assert_operator shared[:one_more][0], :>, 0
     assert_equal 0, report[:held_after]
+  end
+
+  # Ciphers misused from several threads at once (updates of up to 300 KB,
+  # finals, resets and new IVs racing on the same four) raise CipherError
+  # where they raise, and end no worse: each decryption's next message
+  # after a new IV is right, and nothing is counted once those are done.
+  # A race used to leave a buffer's length past its array: every later
+  # init of that Cipher raised, and its bytes stayed counted (in a longer
+  # run, the whole budget). 6 threads of 1,500 calls each: enough that
+  # each of 4 runs before the fix left a decryption so.
+  def test_ciphers_misused_from_several_threads_recover_and_give_their_bytes_back
+    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_JAVA_OPTS" => "-Xmx256m" })
+      require "fast_random"
+      require "openssl"
+      key = "k" * 32
+      ciphers = Array.new(4) do |i|
+        c = OpenSSL::Cipher.new("aes-256-gcm").send(i.even? ? :decrypt : :encrypt)
+        c.key = key
+        c.iv = "i" * 12
+        c.auth_tag = "t" * 16 if i.even?
+        c
+      end
+      chunks = [100, 5_000, 20_000, 70_000, 300_000].map { |n| "d" * n }
+      Array.new(6) do |t|
+        Thread.new do
+          r = Random.new(t)
+          1_500.times do
+            c = ciphers[r.rand(4)]
+            case r.rand(10)
+            when 0 then c.final
+            when 1 then c.reset
+            when 2 then c.iv = "j" * 12
+            else c.update(chunks[r.rand(chunks.size)])
+            end
+          rescue OpenSSL::Cipher::CipherError
+            nil # what a race raises
+          end
+        end
+      end.each(&:join)
+      # An encryption takes no message after its final (jruby-openssl's rule): its reset ends the one under way.
+      ciphers.values_at(1, 3).each do |c|
+        c.reset
+      rescue OpenSSL::Cipher::CipherError
+        nil # BouncyCastle's refusal of the nonce again, after the message has ended
+      end
+      plain = Random.new(1).bytes(300_000)
+      e = OpenSSL::Cipher.new("aes-256-gcm").encrypt.tap { |c| c.key = key; c.iv = "n" * 12 }
+      ciphertext = e.update(plain) + e.final
+      right = ciphers.values_at(0, 2).map do |c|
+        c.iv = "n" * 12
+        c.auth_tag = e.auth_tag
+        c.update(ciphertext) + c.final == plain
+      end
+      p [right, FastRandom::AES.stats[:held_bytes]]
+    RUBY
+    assert status.success?, err
+    right, held = eval(out.lines.last) # rubocop:disable Security/Eval -- our own child's p output
+    assert_equal [true, true], right, "each decryption's next message"
+    assert_equal 0, held
   end
 
   # A Java caller that decrypts GCM into output arrays the size of each
