@@ -393,7 +393,7 @@ public final class AesCipher extends CipherSpi {
         handOver(0, null);
         state = State.STREAMING;
         Buffer kept = replay.data;
-        byte[] first = kept.length > 0 ? held.withoutDropped(onBouncyCastle.update(kept.bytes, 0, kept.length)) : null;
+        byte[] first = kept.length > 0 ? held.withoutDropped(onBouncyCastle.update(kept.contiguous(), 0, kept.length)) : null;
         replay.clear();
         return concat(first, onBouncyCastle.update(in, offset, len));
     }
@@ -425,7 +425,7 @@ public final class AesCipher extends CipherSpi {
     private int updateOutputSize(int len) {
         if (!gcmDecryption()) return state != State.ON_JDK ? 0 : jdk.releasedBy(jdk.dataLength, len);
         if (state == State.ON_JDK) {
-            boolean mayStream = replay.mayNotKeep(len, tagRoom(len), tagLength());
+            boolean mayStream = replay.mayNotKeep(len, tagRoom(len));
             return mayStream ? (int) Math.max(0, jdk.dataLength + len - tagLength()) : 0;
         }
         int output = onBouncyCastle.getOutputSize(len);
@@ -487,7 +487,7 @@ public final class AesCipher extends CipherSpi {
                 byte[] plaintext = null; // kept until the tag is verified
                 try {
                     Buffer kept = replay.data;
-                    plaintext = kept.length > 0 ? cipher.update(kept.bytes, 0, kept.length) : null;
+                    plaintext = kept.length > 0 ? cipher.update(kept.contiguous(), 0, kept.length) : null;
                     answer = held.withoutDropped(concat(plaintext, cipher.doFinal()));
                 } catch (GeneralSecurityException | RuntimeException e) {
                     if (plaintext != null) Arrays.fill(plaintext, (byte) 0);
@@ -576,7 +576,7 @@ public final class AesCipher extends CipherSpi {
     private Cipher replayed(long dataBytes) throws GeneralSecurityException {
         Cipher fresh = newBouncyCastle();
         if (mode != Mode.GCM) return jdk.resumeOnBouncyCastle(fresh);
-        return Replay.replay(fresh, opmode, jdk.key, jdk.spec, replay.aad, replay.data.bytes, (int) dataBytes, state == State.SPENT);
+        return Replay.replay(fresh, opmode, jdk.key, jdk.spec, replay.aad, replay.data, (int) dataBytes, state == State.SPENT);
     }
 
     /** The message is done: the JDK cipher back to the thread, everything held forgotten. */
@@ -666,13 +666,13 @@ public final class AesCipher extends CipherSpi {
     }
 
     /**
-     * How much of a decryption's data may be its tag, which the limit does
-     * not count: none within a jruby-openssl update whose Cipher has its
-     * tag by {@code auth_tag=}, else the tag's length (the data may end
-     * with it, and a final's input is the tag).
+     * How much of a decryption's data may be its tag, which neither the
+     * limit nor the budget counts: none within a jruby-openssl update whose
+     * Cipher has its tag by {@code auth_tag=}, else the tag's length (the
+     * data may end with it, and a final's input is the tag).
      */
     private int tagRoom(int len) {
-        if ((long) replay.data.length + len <= Replay.LIMIT) return 0; // within the limit either way: no need to ask
+        if ((long) replay.data.length + len <= Buffer.UNCOUNTED) return 0; // neither counts these: no need to ask
         return calls != null && calls.tagAtFinal() ? 0 : tagLength();
     }
 

@@ -43,7 +43,7 @@ final class HeldPlaintext {
     boolean hold(byte[] out) {
         if ((long) plaintext.length + out.length > Replay.LIMIT) return false;
         long from = plaintext.length;
-        if (!plaintext.append(out, 0, out.length, 0)) return false;
+        if (!plaintext.append(out, 0, out.length, 0, 0)) return false;
         released(from, plaintext.length);
         Arrays.fill(out, (byte) 0);
         return true;
@@ -56,7 +56,7 @@ final class HeldPlaintext {
 
     /** All the plaintext held (a copy), which is forgotten. */
     byte[] takeAll() {
-        byte[] all = Arrays.copyOf(plaintext.bytes, plaintext.length);
+        byte[] all = plaintext.copy();
         plaintext.clear();
         return all;
     }

@@ -118,7 +118,7 @@ final class JdkMessage {
                 begin(aad);
                 Faults.at("aes:final");
                 if (opmode == Cipher.ENCRYPT_MODE) return jdk.cipher.doFinal(pending, 0, pendingLength);
-                return jdk.cipher.doFinal(ciphertext.bytes, 0, ciphertext.length);
+                return jdk.cipher.doFinal(ciphertext.contiguous(), 0, ciphertext.length);
             case CBC:
                 if (opmode == Cipher.ENCRYPT_MODE) {
                     int padding = BLOCK - pendingLength % BLOCK;
@@ -173,7 +173,7 @@ final class JdkMessage {
         jdk.init(opmode, key, keyPrint, spec);
         if (aad.length > 0) {
             Faults.at("aes:aad");
-            jdk.cipher.updateAAD(aad.bytes, 0, aad.length);
+            jdk.cipher.updateAAD(aad.contiguous(), 0, aad.length);
         }
         started = true;
     }

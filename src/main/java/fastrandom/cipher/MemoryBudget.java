@@ -12,29 +12,36 @@ import java.util.concurrent.atomic.LongAdder;
  * One budget for the bytes all open GCM messages hold (of this class
  * loader: in practice the JVM's, as one jruby-openssl per JVM is the
  * rule): a sixteenth of the most heap the JVM will use ({@code
- * Runtime.maxMemory()}, about {@code -Xmx}).
+ * Runtime.maxMemory()}, about {@code -Xmx}): 8 MiB under {@code
+ * -Xmx128m}, 128 MiB under 2 GiB.
  *
- * <p>Why a sixteenth: a held message costs the heap up to about three
- * times what it holds (at its final, the data kept and the output the
- * final makes; while a {@link Buffer} grows, the array it grows from), so
- * the held messages stay within about a fifth of the heap and the
- * application keeps the rest; and where it matters most, many large
- * messages open at once in a small heap, the live heap stays within about
- * twice stock's (40 GCM streams of 15 MiB each way under {@code
- * -Xmx512m}: 68 MiB, stock 37; test/cipher/aes_memory_test.rb). 32 MiB
- * under {@code -Xmx512m}, 384 MiB under 6 GiB.
- *
- * <p>What counts: every array past {@link Buffer#UNCOUNTED} (16 KiB) that
- * a buffer holds, whole. A message's first 16 KiB are not counted (a
- * cookie, an API payload: counting costs an allocation and a shared count
- * a message); that is at most 48 KiB an open Cipher, whose three buffers
- * they are. A buffer that cannot get the bytes it needs says so, and its
+ * <p>What counts: each byte a {@link Buffer} holds past its first {@link
+ * Buffer#UNCOUNTED} (16 KiB), once, as it comes: a message's AAD and its
+ * data (an encryption's plaintext, a decryption's ciphertext, or its
+ * plaintext on BouncyCastle), a decryption's tag not counted. A message's
+ * first 16 KiB of each are not counted (a cookie, an API payload: counting
+ * costs a lock, an allocation and a shared count a message); that is at
+ * most 48 KiB an open Cipher, whose three buffers they are. So a
+ * decryption holds its plaintext back while the bytes counted for all open
+ * messages, its own with them, stay within the budget: alone, with AAD of
+ * 16 KiB at most, up to the budget and 16 KiB of ciphertext. A buffer
+ * that cannot count the bytes it is given takes none of them, and its
  * message goes on as stock's does ({@link AesCipher}: a decryption then
  * releases plaintext before the tag is checked, as stock and MRI always
  * do). Bytes go back when the message is done (final, a new init, a
  * refusal) or, for a Cipher dropped in the middle of a message, when the
  * garbage collector finds its buffer unreachable (a phantom reference,
  * polled at the next request).
+ *
+ * <p>Why a sixteenth: a held message costs the heap up to about three
+ * times what it holds (at its final, the data kept, the array the JDK
+ * takes it in and the output the final makes), so held messages stay
+ * within about a fifth of the heap and the application keeps the rest;
+ * and where it matters most, many large messages open at once in a small
+ * heap, the live heap stays within the budget of stock's (40 GCM streams
+ * of 15 MiB each way under {@code -Xmx512m}; test/cipher/aes_memory_test.rb).
+ * A buffer's arrays are about what it holds ({@link Buffer}), so counting
+ * bytes is counting heap.
  */
 final class MemoryBudget {
     /** The budget, in bytes. */
@@ -62,7 +69,7 @@ final class MemoryBudget {
         }
     }
 
-    /** Whether the budget has {@code bytes} free now. */
+    /** Whether the budget has {@code bytes} more free now. */
     static boolean hasRoom(long bytes) {
         giveBackCollected();
         return HELD.get() + bytes <= BYTES;
@@ -72,6 +79,11 @@ final class MemoryBudget {
     static long held() {
         giveBackCollected();
         return HELD.get();
+    }
+
+    /** The bytes counted to {@code grant} (none for null). Under its buffer's lock. */
+    static long counted(Grant grant) {
+        return grant == null ? 0 : grant.bytes;
     }
 
     /** Requests refused because the budget was used (a message that went on as stock's asked once or twice). */
@@ -102,7 +114,7 @@ final class MemoryBudget {
         return grant;
     }
 
-    /** Gives back {@code bytes} of {@code grant}'s (an array its buffer no longer holds). */
+    /** Gives back {@code bytes} of {@code grant}'s (bytes its buffer no longer holds). */
     static void giveBack(Grant grant, long bytes) {
         grant.bytes -= bytes;
         HELD.addAndGet(-bytes);

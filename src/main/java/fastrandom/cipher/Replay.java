@@ -33,38 +33,38 @@ final class Replay {
 
     /** Keeps AAD; false, keeping nothing of it, past the limit or the budget. */
     boolean keepAad(byte[] src, int offset, int len) {
-        return (long) aad.length + len <= LIMIT && aad.append(src, offset, len, 0);
+        return (long) aad.length + len <= LIMIT && aad.append(src, offset, len, 0, 0);
     }
 
     /**
      * Keeps data; {@code tagRoom}: how many of its last bytes may be a
-     * decryption's tag (not counted), {@code room}: bytes to leave free if
-     * the buffer grows (for a tag to come). False, keeping nothing of it,
-     * past the limit or the budget.
+     * decryption's tag (counted by neither the limit nor the budget),
+     * {@code room}: bytes to leave free if the buffer grows (for a tag to
+     * come). False, keeping nothing of it, past the limit or the budget.
      */
     boolean keepData(byte[] src, int offset, int len, int tagRoom, int room) {
-        return (long) data.length + len <= (long) LIMIT + tagRoom && data.append(src, offset, len, room);
+        return (long) data.length + len <= (long) LIMIT + tagRoom && data.append(src, offset, len, room, tagRoom);
     }
 
     /** Whether {@link #keepData} of {@code len} more bytes may fail now (the limit, or the budget as it stands). */
-    boolean mayNotKeep(int len, int tagRoom, int room) {
-        return (long) data.length + len > (long) LIMIT + tagRoom || data.mayBeRefused(len, room);
+    boolean mayNotKeep(int len, int tagRoom) {
+        return (long) data.length + len > (long) LIMIT + tagRoom || data.mayBeRefused(len, tagRoom);
     }
 
     /**
      * A new BouncyCastle cipher ({@code fresh}) where the GCM message is:
-     * initialized, given its AAD and {@code len} bytes of data from {@code
+     * initialized, given its AAD and the first {@code len} bytes of {@code
      * data} (what it gives for them was released already, and is zeroed),
      * and finished when the message was ({@code spent}).
      */
     static Cipher replay(Cipher fresh, int opmode, Key key, AlgorithmParameterSpec spec, Buffer aad,
-            byte[] data, int len, boolean spent) throws GeneralSecurityException {
+            Buffer data, int len, boolean spent) throws GeneralSecurityException {
         fresh.init(opmode, key, spec);
-        if (aad.length > 0) fresh.updateAAD(aad.bytes, 0, aad.length);
-        if (len > 0) {
-            byte[] released = fresh.update(data, 0, len);
+        if (aad.length > 0) fresh.updateAAD(aad.contiguous(), 0, aad.length);
+        data.read((bytes, offset, length) -> {
+            byte[] released = fresh.update(bytes, offset, length);
             if (released != null) Arrays.fill(released, (byte) 0);
-        }
+        }, len);
         if (spent) fresh.doFinal();
         return fresh;
     }
