@@ -7,13 +7,10 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The directory for {@link LibraryCopy}'s copies, resolved once, as the
@@ -63,16 +60,20 @@ final class PrivateDirectory {
         Deque<String> names = new ArrayDeque<>();
         push(names, configured);
         Path at = configured.getRoot(); // each value of `at` is a real directory, each one above it passed the rule
+        Entry here = new Entry(at);
         int links = 0;
         while (!names.isEmpty()) {
             String name = names.removeFirst();
             if (name.equals(".")) continue;
             if (name.equals("..")) {
-                if (at.getParent() != null) at = at.getParent();
+                if (at.getParent() != null) {
+                    at = at.getParent();
+                    here = new Entry(at);
+                }
                 continue;
             }
             Path next = at.resolve(name);
-            String unsafe = new Entry(at).unsafe(me);
+            String unsafe = here.unsafe(me);
             Entry found = Entry.of(next);
             if (found == null) {
                 if (unsafe != null) throw new Refused(at + " on the way to it " + unsafe); // nothing is made where others may write
@@ -80,21 +81,24 @@ final class PrivateDirectory {
             }
             if (found.link) {
                 if (unsafe != null) throw new Refused("the symbolic link " + next + " on the way to it is in " + at + ", which " + unsafe);
-                if (!found.rootsOr(me)) throw new Refused("the symbolic link " + next + " on the way to it belongs to another user (" + found.owner + ")");
+                if (!found.rootsOr(me)) throw new Refused("the symbolic link " + next + " on the way to it belongs to another user (" + found.owner() + ")");
                 if (++links > MOST_LINKS) throw new Refused("too many symbolic links on the way to it");
                 Path target = Files.readSymbolicLink(next);
                 push(names, target);
-                if (target.isAbsolute()) at = target.getRoot();
+                if (target.isAbsolute()) {
+                    at = target.getRoot();
+                    here = new Entry(at);
+                }
                 continue;
             }
             if (unsafe != null) throw new Refused(at + " on the way to it " + unsafe);
             if (!found.directory) throw new Refused(names.isEmpty() ? "it is not a directory" : next + " on the way to it is not a directory");
             at = next;
+            here = found;
         }
-        Entry directory = new Entry(at);
-        if (directory.uid != me) throw new Refused("it belongs to " + directory.owner);
-        if ((directory.mode & OTHERS_MAY_WRITE) != 0) {
-            throw new Refused("others may write to it (" + PosixFilePermissions.toString(directory.permissions) + ")");
+        if (here.uid != me) throw new Refused("it belongs to " + here.owner());
+        if ((here.mode & OTHERS_MAY_WRITE) != 0) {
+            throw new Refused("others may write to it (" + PosixFilePermissions.toString(Files.getPosixFilePermissions(at, LinkOption.NOFOLLOW_LINKS)) + ")");
         }
         return at;
     }
@@ -129,23 +133,24 @@ final class PrivateDirectory {
 
     /** A file as {@code lstat} sees it: a link is not followed. */
     private static final class Entry {
+        final Path path;
         final boolean link;
         final boolean directory;
         final int uid;
         final int mode;
-        final String owner;
-        final Set<PosixFilePermission> permissions;
 
         Entry(Path path) throws IOException {
-            Map<String, Object> unix = Files.readAttributes(path, "unix:isSymbolicLink,isDirectory,uid,mode,owner,permissions", LinkOption.NOFOLLOW_LINKS);
+            Map<String, Object> unix = Files.readAttributes(path, "unix:isSymbolicLink,isDirectory,uid,mode", LinkOption.NOFOLLOW_LINKS);
+            this.path = path;
             link = (Boolean) unix.get("isSymbolicLink");
             directory = (Boolean) unix.get("isDirectory");
             uid = (Integer) unix.get("uid");
             mode = (Integer) unix.get("mode");
-            owner = ((UserPrincipal) unix.get("owner")).getName();
-            @SuppressWarnings("unchecked")
-            Set<PosixFilePermission> set = (Set<PosixFilePermission>) unix.get("permissions");
-            permissions = set;
+        }
+
+        /** Its owner's name, for a message (looked up only then: the user database costs a cold JVM milliseconds). */
+        String owner() throws IOException {
+            return Files.getOwner(path, LinkOption.NOFOLLOW_LINKS).getName();
         }
 
         /** What is at {@code path}, or null when nothing is. */
@@ -167,8 +172,8 @@ final class PrivateDirectory {
          * another user (x)", "is writable by others"), or null when it
          * passes the rule.
          */
-        String unsafe(int me) {
-            if (!rootsOr(me)) return "belongs to another user (" + owner + ")";
+        String unsafe(int me) throws IOException {
+            if (!rootsOr(me)) return "belongs to another user (" + owner() + ")";
             if ((mode & OTHERS_MAY_WRITE) != 0 && (mode & STICKY) == 0) return "is writable by others";
             return null;
         }
