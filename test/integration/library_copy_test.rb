@@ -80,6 +80,18 @@ class LibraryCopyTest < Minitest::Test
     end
   end
 
+  # DIR/link, a symbolic link of +owner+'s to the victim's directory, in a
+  # new directory DIR of mode +mode+.
+  def link_to_mine(name, mode, owner: 0)
+    holder = File.join(@dir, name)
+    Dir.mkdir(holder)
+    File.chmod(mode, holder)
+    File.join(holder, "link").tap do |link|
+      File.symlink(@mine, link)
+      File.lchown(owner, owner, link)
+    end
+  end
+
   def refute_other_users_library_ran(report)
     refute File.exist?(@mark), "the other user's library ran in the victim's process: #{File.exist?(@mark) && File.read(@mark)}"
     outside = report["loaded"].reject { |path| path.start_with?("#{@mine}/") }
@@ -92,27 +104,18 @@ class LibraryCopyTest < Minitest::Test
   # refused, naming the link. 200 copies: today's second resolution of the
   # path sent about one in four there (984 of 4,235 in the review).
   def test_a_link_others_may_replace_never_redirects_a_copy
-    open = File.join(@dir, "open")
-    Dir.mkdir(open)
-    File.chmod(0o777, open)
-    link = File.join(open, "link")
-    File.symlink(@mine, link)
+    link = link_to_mine("open", 0o777)
     report = attacked(File.join(link, "native"), link, iterations: 200, pause: 0.002)
     refute_other_users_library_ran(report)
     assert_equal [], report["loaded"], "refused, link or no link at this moment"
-    assert_equal({ "the symbolic link #{link} on the way to it is in #{open}, which is writable by others" => 200 }, report["refused"])
+    assert_equal({ "the symbolic link #{link} on the way to it is in #{@dir}/open, which is writable by others" => 200 }, report["refused"])
   end
 
   # The other user's own link in a sticky directory (as in /tmp): theirs
   # to re-point, so refused. (With fs.protected_symlinks=1 the kernel would
   # not follow it either; many hosts and containers run with 0.)
   def test_another_users_link_in_a_sticky_directory_is_refused
-    sticky = File.join(@dir, "sticky")
-    Dir.mkdir(sticky)
-    File.chmod(0o1777, sticky)
-    link = File.join(sticky, "link")
-    File.symlink(@mine, link)
-    File.lchown(OTHER_UID, OTHER_UID, link)
+    link = link_to_mine("sticky", 0o1777, owner: OTHER_UID)
     report = attacked(File.join(link, "native"), link, iterations: 50, pause: 0.002)
     refute_other_users_library_ran(report)
     assert_equal({ "the symbolic link #{link} on the way to it belongs to another user (nobody)" => 50 }, report["refused"])
@@ -122,10 +125,7 @@ class LibraryCopyTest < Minitest::Test
   # written, checked and loaded in the victim's directory while the other
   # user does all it can (its own directory stays untouched).
   def test_a_link_only_this_user_may_replace_is_followed
-    safe = File.join(@dir, "safe")
-    Dir.mkdir(safe, 0o755)
-    link = File.join(safe, "link")
-    File.symlink(@mine, link)
+    link = link_to_mine("safe", 0o755)
     report = attacked(File.join(link, "native"), link, iterations: 20, pause: 0.002)
     refute_other_users_library_ran(report)
     assert_equal({}, report["refused"])
