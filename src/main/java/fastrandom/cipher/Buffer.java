@@ -12,8 +12,9 @@ import java.util.Arrays;
  * <p>Where they are: one array up to {@link #FIRST}, grown by doubling (a
  * message up to 128 KiB is one array, which the JDK's final takes as it
  * is); past it, further arrays of up to {@link #PIECE}, never copied. So
- * the heap holds about what the budget counts: no spare half of a doubled
- * array, no array large enough for G1 to give it whole regions. A message
+ * past its first array a message's heap is about what the budget counts
+ * (its first array may be up to twice what it holds, at most 128 KiB), and
+ * no array is large enough for G1 to give it whole regions. A message
  * the JDK's final takes whole is put in one array then ({@link
  * #contiguous}).
  *

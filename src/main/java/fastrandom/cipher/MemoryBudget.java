@@ -38,8 +38,9 @@ import java.util.concurrent.atomic.LongAdder;
  * takes it in and the output the final makes), so held messages stay
  * within about a fifth of the heap and the application keeps the rest;
  * and where it matters most, many large messages open at once in a small
- * heap, the live heap stays within the budget of stock's (40 GCM streams
- * of 15 MiB each way under {@code -Xmx512m}; test/cipher/aes_memory_test.rb).
+ * heap, the live heap stays within the budget and 8 MiB of stock's (40 GCM
+ * streams of 15 MiB each way under {@code -Xmx512m}: 71 MiB, stock 37;
+ * test/cipher/aes_memory_test.rb).
  * A buffer's arrays are about what it holds ({@link Buffer}), so counting
  * bytes is counting heap.
  */

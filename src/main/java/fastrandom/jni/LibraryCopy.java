@@ -133,8 +133,7 @@ public final class LibraryCopy {
                     throw new Failure(configured, "the copy written there does not match its SHA-256");
                 }
                 Faults.at("copy:checked");
-                Object checked = openFileKey(copy);
-                if (checked == null) throw new Failure(configured, "the copy checked there was moved before it could be loaded");
+                Object checked = openFileKey(copy, configured);
                 // The same file, still: the name leads to the inode read above, held open so that it cannot be reused.
                 PosixFileAttributes now = Files.readAttributes(copy, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                 if (!now.isRegularFile() || !checked.equals(now.fileKey())) {
@@ -169,14 +168,18 @@ public final class LibraryCopy {
      * The device and inode ({@code fileKey}) of the file this process has
      * open under the name {@code file} (or had, if that name is gone now),
      * read through its descriptor in /proc/self/fd (the JDK gives no fstat
-     * of a channel): the one a copy was written and read back through. Null
-     * when no descriptor or more than one names it.
+     * of a channel): the one a copy was written and read back through.
+     *
+     * @throws Failure when no descriptor, or more than one, names it, or
+     *         there is no /proc to look in
      */
-    private static Object openFileKey(Path file) throws IOException {
+    private static Object openFileKey(Path file, Path configured) throws IOException, Failure {
         String name = file.toString();
         String unlinked = name + " (deleted)"; // how the kernel names an open file whose name was removed or replaced
         Object key = null;
-        try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(Paths.get("/proc/self/fd"))) {
+        Path open = Paths.get("/proc/self/fd");
+        if (!Files.isDirectory(open)) throw new Failure(configured, PrivateDirectory.NO_PROC);
+        try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(open)) {
             for (Path descriptor : descriptors) {
                 String target;
                 try {
@@ -185,10 +188,11 @@ public final class LibraryCopy {
                     continue; // closed by another thread meanwhile
                 }
                 if (!target.equals(name) && !target.equals(unlinked)) continue;
-                if (key != null) return null;
+                if (key != null) throw new Failure(configured, "the copy checked there is open twice in this process");
                 key = Files.readAttributes(descriptor, BasicFileAttributes.class).fileKey(); // the open file's own
             }
         }
+        if (key == null) throw new Failure(configured, "the copy checked there was moved before it could be loaded");
         return key;
     }
 

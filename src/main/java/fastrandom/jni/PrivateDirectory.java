@@ -35,6 +35,9 @@ final class PrivateDirectory {
     private static final int OTHERS_MAY_WRITE = 0022;
     private static final int STICKY = 01000;
 
+    /** Why no copy can be checked where Linux's /proc is missing (a chroot or container without it). */
+    static final String NO_PROC = "/proc is not mounted here, and a copy is checked through it (/proc/self, /proc/self/fd)";
+
     /** Why a directory is refused: the end of "DIR: WHY". */
     static final class Refused extends Exception {
         private static final long serialVersionUID = 1L;
@@ -77,7 +80,8 @@ final class PrivateDirectory {
             Entry found = Entry.of(next);
             if (found == null) {
                 if (unsafe != null) throw new Refused(at + " on the way to it " + unsafe); // nothing is made where others may write
-                found = made(next, names.isEmpty());
+                if (names.contains("..")) throw new NoSuchFileException(next.toString()); // as the kernel: no way through what is not there
+                found = made(next, names.stream().allMatch("."::equals));
             }
             if (found.link) {
                 if (unsafe != null) throw new Refused("the symbolic link " + next + " on the way to it is in " + at + ", which " + unsafe);
@@ -109,17 +113,15 @@ final class PrivateDirectory {
     }
 
     /**
-     * Makes the missing directory {@code path} (mode 0700 when it is the
-     * directory itself, as by default otherwise). Made here or by another
-     * runtime meanwhile, what is there is checked as anything found.
+     * Makes the missing directory {@code path}: mode 0700 when it is the
+     * directory itself ({@code last}), else 0755, never more, whatever the
+     * umask (a 002 umask's 0775 would fail the rule at the next step, on
+     * every run). Made here or by another runtime meanwhile, what is there
+     * is checked as anything found.
      */
     private static Entry made(Path path, boolean last) throws IOException {
         try {
-            if (last) {
-                Files.createDirectory(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } else {
-                Files.createDirectory(path);
-            }
+            Files.createDirectory(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(last ? "rwx------" : "rwxr-xr-x")));
         } catch (FileAlreadyExistsException raced) {
             // made meanwhile
         }
@@ -127,8 +129,10 @@ final class PrivateDirectory {
     }
 
     /** The effective uid of this process: the owner of its entry in /proc (Linux's, as the library's). */
-    private static int uidOfThisProcess() throws IOException {
-        return (Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid");
+    private static int uidOfThisProcess() throws IOException, Refused {
+        Path self = Paths.get("/proc/self");
+        if (!Files.isDirectory(self)) throw new Refused(NO_PROC);
+        return (Integer) Files.getAttribute(self, "unix:uid");
     }
 
     /** A file as {@code lstat} sees it: a link is not followed. */

@@ -1,5 +1,7 @@
 package fastrandom.random;
 
+import fastrandom.Faults;
+
 /**
  * Loads and initializes, on a short-lived daemon thread, what the DRBGs need
  * (the OS entropy source and the JCE's AES-CTR, whose first use takes tens
@@ -47,6 +49,7 @@ public final class WarmUp {
 
     private static void warmUp() {
         try {
+            Faults.present(); // looked up here: the generators' sites ask for it when one is made, on a caller's thread
             OsEntropy.INSTANCE.name();
             CtrDrbg drbg = new CtrDrbg();
             drbg.instantiate(new byte[CtrDrbg.SEED_LENGTH], null);

@@ -135,11 +135,12 @@ public final class OpenSSLHook {
                                        Runnable uninstall) {
         try {
             install.run();
+            boolean passed = false;
             try {
                 JRubyOpenSsl.checkAtLoad(context, capability);
-            } catch (RuntimeException | LinkageError e) {
-                uninstall.run();
-                throw e;
+                passed = true;
+            } finally {
+                if (!passed) uninstall.run(); // whatever stopped the check: nothing unchecked stays in
             }
         } catch (JRubyOpenSsl.Unusable e) {
             Diagnostics.warn(stays + ": " + e.getMessage());
@@ -209,15 +210,19 @@ public final class OpenSSLHook {
         RubyModule module = (RubyModule) self;
         JRubyOpenSslProvider provider = ProviderHook.install(loader, provided);
         module.setInternalVariable(PROVIDER, provider);
+        boolean passed = false;
         try {
             replaceMethods.accept(target);
             JRubyOpenSsl.checkAtLoad(context, capability);
-        } catch (RuntimeException | LinkageError e) {
-            StockMethods.uninstall(target);
-            ProviderHook.uninstall(loader, provider, provided);
-            if (!(e instanceof JRubyOpenSsl.Unusable)) throw e;
+            passed = true;
+        } catch (JRubyOpenSsl.Unusable e) {
             module.setInternalVariable(INSTALL_PROBLEM, e.getMessage());
             throw Errors.engineUnavailable(context, e.getMessage());
+        } finally {
+            if (!passed) { // whatever stopped a step or the check (an Error too): nothing unchecked stays in
+                StockMethods.uninstall(target);
+                ProviderHook.uninstall(loader, provider, provided);
+            }
         }
         module.removeInternalVariable(INSTALL_PROBLEM);
         return context.tru;
