@@ -78,13 +78,15 @@ final class PrivateDirectory {
             Path next = at.resolve(name);
             String unsafe = here.unsafe(me);
             Entry found = Entry.of(next);
+            if (unsafe != null) { // nothing is followed, made or entered where others may write
+                if (found != null && found.link) throw new Refused("the symbolic link " + next + " on the way to it is in " + at + ", which " + unsafe);
+                throw new Refused(at + " on the way to it " + unsafe);
+            }
             if (found == null) {
-                if (unsafe != null) throw new Refused(at + " on the way to it " + unsafe); // nothing is made where others may write
                 if (names.contains("..")) throw new NoSuchFileException(next.toString()); // as the kernel: no way through what is not there
                 found = made(next, names.stream().allMatch("."::equals));
             }
             if (found.link) {
-                if (unsafe != null) throw new Refused("the symbolic link " + next + " on the way to it is in " + at + ", which " + unsafe);
                 if (!found.rootsOr(me)) throw new Refused("the symbolic link " + next + " on the way to it belongs to another user (" + found.owner() + ")");
                 if (++links > MOST_LINKS) throw new Refused("too many symbolic links on the way to it");
                 Path target = Files.readSymbolicLink(next);
@@ -95,7 +97,6 @@ final class PrivateDirectory {
                 }
                 continue;
             }
-            if (unsafe != null) throw new Refused(at + " on the way to it " + unsafe);
             if (!found.directory) throw new Refused(names.isEmpty() ? "it is not a directory" : next + " on the way to it is not a directory");
             at = next;
             here = found;
