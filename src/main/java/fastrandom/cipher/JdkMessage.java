@@ -173,7 +173,7 @@ final class JdkMessage {
         jdk.init(opmode, key, keyPrint, spec);
         if (aad.length > 0) {
             Faults.at("aes:aad");
-            jdk.cipher.updateAAD(aad.contiguous(), 0, aad.length);
+            aad.read(jdk.cipher::updateAAD, aad.length);
         }
         started = true;
     }

@@ -60,7 +60,7 @@ final class Replay {
     static Cipher replay(Cipher fresh, int opmode, Key key, AlgorithmParameterSpec spec, Buffer aad,
             Buffer data, int len, boolean spent) throws GeneralSecurityException {
         fresh.init(opmode, key, spec);
-        if (aad.length > 0) fresh.updateAAD(aad.contiguous(), 0, aad.length);
+        aad.read(fresh::updateAAD, aad.length);
         data.read((bytes, offset, length) -> {
             byte[] released = fresh.update(bytes, offset, length);
             if (released != null) Arrays.fill(released, (byte) 0);
