@@ -23,6 +23,7 @@ import fastrandom.support.Diagnostics;
  *   FAST_RANDOM_JCA              1 | 0                FastRandom.install_jca_provider, at the require
  *   FAST_RANDOM_RSA_ENGINE       openssl | gmp | java FastRandom::RSA.engine=, when RSA is defined
  *   FAST_RANDOM_EC_ENGINE        openssl | java       FastRandom::EC.engine=, when EC is defined
+ *   FAST_RANDOM_TLS              1 | 0                0: SSLSocket's data path stays jruby-openssl's
  * </pre>
  * Those are read per runtime and kept here, on the FastRandom module; the
  * backend and FAST_RANDOM_JCA act per runtime, while the library path and
@@ -39,6 +40,7 @@ final class Configuration {
     static final String JCA = "FAST_RANDOM_JCA";
     static final String RSA_ENGINE = "FAST_RANDOM_RSA_ENGINE";
     static final String EC_ENGINE = "FAST_RANDOM_EC_ENGINE";
+    static final String TLS = "FAST_RANDOM_TLS";
 
     /** The FastRandom module's internal variable that holds this runtime's Configuration. */
     private static final String VARIABLE = "fast_random_configuration";
@@ -49,6 +51,7 @@ final class Configuration {
     final IRubyObject jca;
     final IRubyObject rsaEngine;
     final IRubyObject ecEngine;
+    final IRubyObject tls;
 
     private Configuration(ThreadContext context) {
         backend = environment(context, BACKEND);
@@ -56,6 +59,7 @@ final class Configuration {
         jca = environment(context, JCA);
         rsaEngine = environment(context, RSA_ENGINE);
         ecEngine = environment(context, EC_ENGINE);
+        tls = environment(context, TLS);
     }
 
     /** Reads every setting from ENV (once per runtime) and hands the JVM-wide ones to {@link Setting}. */

@@ -200,6 +200,10 @@ public final class FastRandomModule {
             synchronized (FastRandomModule.class) {
                 if (fastRandom.getConstantAt("AES") == null) AesModule.define(context.runtime, fastRandom);
             }
+        } else if ("TLS".equals(constant)) {
+            synchronized (FastRandomModule.class) {
+                if (fastRandom.getConstantAt("TLS") == null) TlsModule.define(context.runtime, fastRandom);
+            }
         } else {
             return fastRandom.const_missing(context, name, Block.NULL_BLOCK);
         }

@@ -48,7 +48,7 @@ final class JRubyOpenSsl {
      * which run on RSA's and EC's engines: {@link X509Hooks}).
      */
     enum Capability {
-        RSA("RSA"), EC("EC"), AES("AES"), PBKDF2("PBKDF2"), RANDOM("OpenSSL::Random"), X509("X.509");
+        RSA("RSA"), EC("EC"), AES("AES"), PBKDF2("PBKDF2"), RANDOM("OpenSSL::Random"), X509("X.509"), TLS("TLS");
 
         final String label;
 
@@ -123,6 +123,10 @@ final class JRubyOpenSsl {
                 break;
             case PBKDF2:
                 needs.singletonMethods("OpenSSL::KDF", "pbkdf2_hmac");
+                break;
+            case TLS:
+                needs.instanceMethods(SSLSocketMethods.CLASS, SSLSocketMethods.NAMES);
+                needs.sslSocketFields();
                 break;
             default: // OpenSSL::Random's methods are fast_random's own, and the hook waits for the module; X509Hooks looks itself
                 throw new IllegalArgumentException(capability.name());
@@ -215,6 +219,12 @@ final class JRubyOpenSsl {
         /** The fields of jruby-openssl's Cipher that {@code auth_data=} reads ({@link CipherFields}). */
         void cipherFields() {
             String lacking = CipherFields.missing(runtime.getJRubyClassLoader());
+            if (lacking != null) missing.add(lacking);
+        }
+
+        /** The members of jruby-openssl's SSLSocket that the data path reads and calls ({@link SSLSocketFields}). */
+        void sslSocketFields() {
+            String lacking = SSLSocketFields.missing(runtime.getJRubyClassLoader());
             if (lacking != null) missing.add(lacking);
         }
 

@@ -103,7 +103,7 @@ final class OpenSSLChecks {
             + "wyd+YU9O+RBTT+n+WYaE+hyZ7Jg+YiHs5gXDH9yyONl2HW6fw5j0Is5ryXgb2ky+OC+H3c0DKDmNw6dePsQv4o3gGckK04H7"
             + "nVTnG5/G8SHDdPshligcRwFszuDcCFk/PLFradJaL4vgyrBGDjMtJiMSUeGuDcFTS+4N2qHgauew7DC16F3SwDfg22WAa/eA"
             + "4RQ3wB8bPg==";
-    private static final String P256_CERTIFICATE = "MIIBRTCB7aADAgECAgEBMAoGCCqGSM49BAMCMBwxGjAYBgNVBAMMEWZhc3RfcmFuZG9tIGNoZWNrMB4XDTI1MDEwMTAwMDAw"
+    static final String P256_CERTIFICATE = "MIIBRTCB7aADAgECAgEBMAoGCCqGSM49BAMCMBwxGjAYBgNVBAMMEWZhc3RfcmFuZG9tIGNoZWNrMB4XDTI1MDEwMTAwMDAw"
             + "MFoXDTQ5MDEwMTAwMDAwMFowHDEaMBgGA1UEAwwRZmFzdF9yYW5kb20gY2hlY2swWTATBgcqhkjOPQIBBggqhkjOPQMBBwNC"
             + "AAStujFMkE3o+0dVXayc7vo2m3x7x1gA3nWF1nflj+i6SWHHxZdyxVm90qfqsmcbukKbWuJ/YbOvxywSmDioH/PCoyAwHjAP"
             + "BgNVHRMBAf8EBTADAQH/MAsGA1UdDwQEAwICBDAKBggqhkjOPQQDAgNHADBEAiB2R55VpZLijMD6ED7ByoIBklJMwrCubFaY"
@@ -124,6 +124,7 @@ final class OpenSSLChecks {
                 case PBKDF2: return pbkdf2(context);
                 case RANDOM: return random(context);
                 case X509: return x509(context);
+                case TLS: return TlsCheck.run(context);
                 default: throw new IllegalArgumentException(capability.name());
             }
         } catch (GeneralSecurityException e) {
@@ -687,7 +688,7 @@ final class OpenSSLChecks {
     }
 
     /** The engines' first fixed P-256 key (EcKnownAnswerTest's), private and public, as jruby-openssl reads it. */
-    private static IRubyObject p256Key(ThreadContext context) {
+    static IRubyObject p256Key(ThreadContext context) {
         EcKnownAnswerTest.Vector vector = EcKnownAnswerTest.p256();
         byte[] sec1 = concat(P256_SEC1_HEAD, fixed(vector.d1), P256_SEC1_POINT, fixed(vector.q1x), fixed(vector.q1y));
         return context.runtime.getClassFromPath("OpenSSL::PKey::EC").callMethod(context, "new", string(context, sec1));

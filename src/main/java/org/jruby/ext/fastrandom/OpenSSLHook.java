@@ -89,6 +89,8 @@ public final class OpenSSLHook {
                 installX509(context);
                 step = "PBKDF2";
                 installPbkdf2(context);
+                step = "TLS";
+                installTls(context, fastRandom);
             } catch (RuntimeException | Error e) { // an Interrupt, exit or Thread#kill: what was not done is said so
                 String why = "fast_random's install into jruby-openssl was cut short at " + step + " (" + e + ")";
                 for (ProviderHook.Capability capability : modules) {
@@ -124,14 +126,39 @@ public final class OpenSSLHook {
     }
 
     /**
+     * OpenSSL::SSL::SSLSocket's data path ({@link SSLSocketMethods}), whole
+     * or not at all, unless FAST_RANDOM_TLS=0; why it stays stock is kept
+     * for {@code FastRandom::TLS.problem}.
+     */
+    private static void installTls(ThreadContext context, RubyModule fastRandom) {
+        Ruby runtime = context.runtime;
+        Configuration configuration = Configuration.of(runtime);
+        String setting = configuration == null || configuration.tls.isNil() ? null : configuration.tls.asJavaString();
+        if ("0".equals(setting)) {
+            fastRandom.setInternalVariable(TlsModule.PROBLEM, Configuration.TLS + "=0 leaves it jruby-openssl's");
+            return;
+        }
+        if (setting != null && !setting.isEmpty() && !"1".equals(setting)) {
+            Diagnostics.warnOnce(Configuration.TLS + "=" + setting + " is not understood (0 leaves SSLSocket's data path "
+                    + "jruby-openssl's, 1 is the default); fast_random's is installed");
+        }
+        String problem = installChecked(context, JRubyOpenSsl.Capability.TLS, "OpenSSL::SSL::SSLSocket's data path stays jruby-openssl's", () -> {
+            JRubyOpenSsl.require(runtime, JRubyOpenSsl.Capability.TLS);
+            SSLSocketMethods.install(runtime);
+        }, () -> SSLSocketMethods.uninstall(runtime));
+        if (problem != null) fastRandom.setInternalVariable(TlsModule.PROBLEM, problem);
+    }
+
+    /**
      * A capability of replaced methods alone (no provider, no module):
      * {@code install} puts them in, then the check at load runs
      * ({@link JRubyOpenSsl#checkAtLoad}), and when either fails they are
      * taken out ({@code uninstall}, after a failed check) and stay
-     * jruby-openssl's, with one warning starting with {@code stays}. Ruby's
-     * control flow goes on, once they are out.
+     * jruby-openssl's, with one warning starting with {@code stays}, which
+     * is returned (null: installed). Ruby's control flow goes on, once they
+     * are out.
      */
-    private static void installChecked(ThreadContext context, JRubyOpenSsl.Capability capability, String stays, Runnable install,
+    private static String installChecked(ThreadContext context, JRubyOpenSsl.Capability capability, String stays, Runnable install,
                                        Runnable uninstall) {
         try {
             install.run();
@@ -143,11 +170,16 @@ public final class OpenSSLHook {
                 if (!passed) uninstall.run(); // whatever stopped the check: nothing unchecked stays in
             }
         } catch (JRubyOpenSsl.Unusable e) {
-            Diagnostics.warn(stays + ": " + e.getMessage());
+            String warning = stays + ": " + e.getMessage();
+            Diagnostics.warn(warning);
+            return warning;
         } catch (RuntimeException | LinkageError e) {
             if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
-            Diagnostics.warn(stays + " (installing fast_random's failed: " + e + ")");
+            String warning = stays + " (installing fast_random's failed: " + e + ")";
+            Diagnostics.warn(warning);
+            return warning;
         }
+        return null;
     }
 
     /** FastRandom::RSA, EC or AES's {@code install}, or one warning and the reason kept for engine_problem. */

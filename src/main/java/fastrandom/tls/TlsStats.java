@@ -1,0 +1,56 @@
+package fastrandom.tls;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What fast_random's data path served, over the class loader its jar is
+ * in: calls, and the bytes of application data they returned or took;
+ * waits (a blocking call that found the socket unable to go on); and calls
+ * handed to jruby-openssl's own method (a connection in a state the data
+ * path leaves to it: not yet connected, in its initial handshake, a socket
+ * that is not a non-blocking channel).
+ */
+public final class TlsStats {
+    private static final LongAdder READS = new LongAdder();
+    private static final LongAdder READ_BYTES = new LongAdder();
+    private static final LongAdder WRITES = new LongAdder();
+    private static final LongAdder WRITTEN_BYTES = new LongAdder();
+    private static final LongAdder WAITS = new LongAdder();
+    private static final LongAdder STOCK_CALLS = new LongAdder();
+
+    private TlsStats() {}
+
+    /** A read that returned {@code bytes} of application data (0: at the end, or would block). */
+    public static void read(int bytes) {
+        READS.increment();
+        if (bytes > 0) READ_BYTES.add(bytes);
+    }
+
+    /** A write that took {@code bytes} of application data. */
+    public static void wrote(int bytes) {
+        WRITES.increment();
+        if (bytes > 0) WRITTEN_BYTES.add(bytes);
+    }
+
+    /** A blocking call that waited for its socket. */
+    public static void waited() {
+        WAITS.increment();
+    }
+
+    /** A call handed to jruby-openssl's own method. */
+    public static void stock() {
+        STOCK_CALLS.increment();
+    }
+
+    public static long reads() { return READS.sum(); }
+
+    public static long readBytes() { return READ_BYTES.sum(); }
+
+    public static long writes() { return WRITES.sum(); }
+
+    public static long writtenBytes() { return WRITTEN_BYTES.sum(); }
+
+    public static long waits() { return WAITS.sum(); }
+
+    public static long stockCalls() { return STOCK_CALLS.sum(); }
+}

@@ -1,0 +1,274 @@
+package org.jruby.ext.fastrandom;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+
+import org.jruby.Ruby;
+import org.jruby.RubyIO;
+import org.jruby.exceptions.RaiseException;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.tls.Connection;
+
+/**
+ * What {@link SSLSocketMethods} reads and calls of jruby-openssl's
+ * {@code OpenSSL::SSL::SSLSocket} (its Java class,
+ * {@code org.jruby.ext.openssl.SSLSocket}): the engine, the IO, the three
+ * buffers and the handshake's state, and the socket's own steps for what
+ * the data path leaves to it (the handshake's work after a record, the
+ * shutdown after close_notify, the wait for the socket, the
+ * {@code SSLErrorWait*} errors). The same names in every release from
+ * 0.15.0 to 0.16.2, except the handshake step, which takes the
+ * {@code exception:} flag from 0.16.0 on; a release without them leaves
+ * SSLSocket stock ({@link JRubyOpenSsl#require} says so).
+ */
+final class SSLSocketFields {
+    private static final String SOCKET_CLASS = "org.jruby.ext.openssl.SSLSocket";
+    private static final String SSL_CLASS = "org.jruby.ext.openssl.SSL";
+
+    private final Class<?> type;
+    private final Field engine;
+    private final Field io;
+    private final Field appReadData;
+    private final Field netReadData;
+    private final Field netWriteData;
+    private final Field initialHandshake;
+    private final Field status;
+    private final Field handshakeStatus;
+    private final Method waitSelect;
+    /** {@code doHandshake(boolean blocking, boolean exception)} from 0.16.0, {@code doHandshake(boolean blocking)} before. */
+    private final Method doHandshake;
+    private final Method doShutdown;
+    private final Method closeInbound;
+    private final Method finishInitialHandshake;
+    private final Method waitReadable;
+    private final Method waitWritable;
+
+    private SSLSocketFields(ClassLoader loader) throws ReflectiveOperationException {
+        type = Class.forName(SOCKET_CLASS, false, loader);
+        engine = field("engine", SSLEngine.class);
+        io = field("io", RubyIO.class);
+        appReadData = field("appReadData", ByteBuffer.class);
+        netReadData = field("netReadData", ByteBuffer.class);
+        netWriteData = field("netWriteData", ByteBuffer.class);
+        initialHandshake = field("initialHandshake", boolean.class);
+        status = field("status", SSLEngineResult.Status.class);
+        handshakeStatus = field("handshakeStatus", SSLEngineResult.HandshakeStatus.class);
+        waitSelect = method(type, "waitSelect", int.class, boolean.class, boolean.class);
+        Method handshake;
+        try {
+            handshake = method(type, "doHandshake", boolean.class, boolean.class);
+        } catch (NoSuchMethodException e) { // 0.15.x
+            handshake = method(type, "doHandshake", boolean.class);
+        }
+        doHandshake = handshake;
+        doShutdown = method(type, "doShutdown");
+        closeInbound = method(type, "closeInbound");
+        finishInitialHandshake = method(type, "finishInitialHandshake");
+        Class<?> ssl = Class.forName(SSL_CLASS, false, loader);
+        waitReadable = method(ssl, "newSSLErrorWaitReadable", Ruby.class, String.class);
+        waitWritable = method(ssl, "newSSLErrorWaitWritable", Ruby.class, String.class);
+        if (!Modifier.isStatic(waitReadable.getModifiers()) || !Modifier.isStatic(waitWritable.getModifiers())) {
+            throw new NoSuchMethodException(SSL_CLASS + "'s SSLErrorWait* factories are not static");
+        }
+    }
+
+    /** jruby-openssl's, from {@code loader}; throws {@link JRubyOpenSsl.Unusable} saying what it lacks. */
+    static SSLSocketFields of(ClassLoader loader) {
+        try {
+            return new SSLSocketFields(loader);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new JRubyOpenSsl.Unusable("jruby-openssl has no " + missing(e) + ", which fast_random's TLS needs");
+        }
+    }
+
+    /** What {@link #of} would say is missing (named as a thing jruby-openssl has no), or null. */
+    static String missing(ClassLoader loader) {
+        try {
+            new SSLSocketFields(loader);
+            return null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return missing(e);
+        }
+    }
+
+    private static String missing(Exception e) {
+        if (e instanceof ClassNotFoundException) return e.getMessage();
+        return SOCKET_CLASS + "'s engine, io, buffers, handshake state and steps (" + e.getMessage() + ")";
+    }
+
+    private Field field(String name, Class<?> expected) throws NoSuchFieldException {
+        Field field = type.getDeclaredField(name);
+        if (field.getType() != expected || Modifier.isStatic(field.getModifiers())) {
+            throw new NoSuchFieldException(name + " is a " + field.getType().getName());
+        }
+        field.setAccessible(true);
+        return field;
+    }
+
+    private static Method method(Class<?> owner, String name, Class<?>... parameters) throws NoSuchMethodException {
+        Method method = owner.getDeclaredMethod(name, parameters);
+        method.setAccessible(true);
+        return method;
+    }
+
+    /** Whether {@code self} is jruby-openssl's socket object (a Ruby subclass's too). */
+    boolean holds(IRubyObject self) {
+        return type.isInstance(self);
+    }
+
+    /**
+     * The connection behind {@code self} for one call, or null where the
+     * data path leaves the call to jruby-openssl's own method: no engine
+     * yet (not connected, or a plain socket's calls), the initial
+     * handshake, or an IO that is not a non-blocking socket channel.
+     */
+    SocketConnection connection(ThreadContext context, IRubyObject self, boolean blocking, boolean exception) {
+        if (!type.isInstance(self)) return null;
+        SSLEngine sslEngine = (SSLEngine) get(engine, self);
+        if (sslEngine == null || (Boolean) get(initialHandshake, self)) return null;
+        RubyIO rubyIO = (RubyIO) get(io, self);
+        Channel channel = rubyIO == null ? null : rubyIO.getChannel();
+        if (!(channel instanceof SocketChannel) || ((SocketChannel) channel).isBlocking()) return null;
+        return new SocketConnection(context, self, sslEngine, rubyIO, (SocketChannel) channel, blocking, exception);
+    }
+
+    private static Object get(Field field, Object self) {
+        try {
+            return field.get(self);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e); // made accessible
+        }
+    }
+
+    private static void set(Field field, Object self, Object value) {
+        try {
+            field.set(self, value);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e); // made accessible
+        }
+    }
+
+    /** Calls one of jruby-openssl's own steps, its exceptions (Ruby's, IOExceptions) passed on as they are. */
+    private static Object invoke(Method method, Object self, Object... args) throws IOException {
+        try {
+            return method.invoke(self, args);
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException) throw (IOException) cause;
+            if (cause instanceof RuntimeException) throw (RuntimeException) cause;
+            if (cause instanceof Error) throw (Error) cause;
+            throw new IllegalStateException(cause);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e); // made accessible
+        }
+    }
+
+    /** One jruby-openssl socket, for one call of fast_random's data path. */
+    final class SocketConnection implements Connection {
+        final ThreadContext context;
+        final IRubyObject self;
+        final SSLEngine engine;
+        final RubyIO io;
+        final SocketChannel channel;
+        final boolean blocking;
+        final boolean exception;
+
+        SocketConnection(ThreadContext context, IRubyObject self, SSLEngine engine, RubyIO io, SocketChannel channel,
+                         boolean blocking, boolean exception) {
+            this.context = context;
+            this.self = self;
+            this.engine = engine;
+            this.io = io;
+            this.channel = channel;
+            this.blocking = blocking;
+            this.exception = exception;
+        }
+
+        @Override public SSLEngine engine() { return engine; }
+
+        @Override public SocketChannel channel() { return channel; }
+
+        @Override public ByteBuffer appRead() { return (ByteBuffer) get(appReadData, self); }
+
+        @Override public void appRead(ByteBuffer larger) { set(appReadData, self, larger); }
+
+        @Override public ByteBuffer netRead() { return (ByteBuffer) get(netReadData, self); }
+
+        @Override public void netRead(ByteBuffer larger) { set(netReadData, self, larger); }
+
+        @Override public ByteBuffer netWrite() { return (ByteBuffer) get(netWriteData, self); }
+
+        @Override public void netWrite(ByteBuffer larger) { set(netWriteData, self, larger); }
+
+        @Override
+        public void unwrapped(SSLEngineResult result) {
+            set(status, self, result.getStatus());
+            set(handshakeStatus, self, result.getHandshakeStatus());
+            if (result.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
+                try {
+                    invoke(finishInitialHandshake, self);
+                } catch (IOException e) {
+                    throw new IllegalStateException(e); // it throws none
+                }
+            }
+        }
+
+        @Override
+        public boolean inInitialHandshake() {
+            return (Boolean) get(initialHandshake, self);
+        }
+
+        @Override
+        public void handshake() throws IOException {
+            if (inInitialHandshake()) return;
+            if (doHandshake.getParameterCount() == 2) invoke(doHandshake, self, blocking, exception);
+            else invoke(doHandshake, self, blocking);
+        }
+
+        @Override
+        public void shutdown() throws IOException {
+            invoke(doShutdown, self);
+        }
+
+        @Override
+        public void closeInbound() {
+            try {
+                invoke(closeInbound, self);
+            } catch (IOException e) {
+                throw new IllegalStateException(e); // it throws none
+            }
+        }
+
+        /**
+         * Waits, as jruby-openssl's socket waits, until the socket can be
+         * read ({@code write} false) or written: interrupted by
+         * {@code Thread#raise}, {@code #kill} and {@code Timeout}, as
+         * stock's blocking calls are.
+         */
+        void waitFor(boolean write) throws IOException {
+            invoke(waitSelect, self, write ? SelectionKey.OP_WRITE : SelectionKey.OP_READ, true, exception);
+        }
+
+        /** jruby-openssl's {@code SSLErrorWaitReadable} ("read would block") or {@code SSLErrorWaitWritable} ("write would block"). */
+        RaiseException wouldBlock(boolean write) {
+            try {
+                return (RaiseException) invoke(write ? waitWritable : waitReadable, null, context.runtime,
+                        write ? "write would block" : "read would block");
+            } catch (IOException e) {
+                throw new IllegalStateException(e); // it throws none
+            }
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package org.jruby.ext.fastrandom;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Collections;
+
+import org.jcodings.specific.ASCIIEncoding;
+import org.jruby.Ruby;
+import org.jruby.RubyClass;
+import org.jruby.RubyFixnum;
+import org.jruby.RubyHash;
+import org.jruby.RubyModule;
+import org.jruby.RubyString;
+import org.jruby.anno.JRubyMethod;
+import org.jruby.exceptions.RaiseException;
+import org.jruby.runtime.Block;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+import org.jruby.util.ByteList;
+
+import fastrandom.tls.Records;
+import fastrandom.tls.TlsStats;
+
+/**
+ * {@code OpenSSL::SSL::SSLSocket}'s data path in place of jruby-openssl's:
+ * {@code sysread}, {@code sysread_nonblock}, {@code syswrite} and
+ * {@code syswrite_nonblock}, which its Ruby buffering layer
+ * ({@code read}, {@code readpartial}, {@code read_nonblock}, {@code gets},
+ * {@code write}, {@code write_nonblock}...) and so Net::HTTP call for each
+ * chunk. On the same {@code SSLEngine}, socket and buffers as
+ * jruby-openssl's own code ({@link SSLSocketFields}), through
+ * {@link Records}:
+ * <ul>
+ * <li>a read decrypts into the socket's own buffer and copies into the
+ * caller's buffer String when one is given (else into a String of the
+ * bytes read): no buffer of the requested size a call;
+ * <li>each call tries the socket first, without blocking, and waits (with
+ * jruby-openssl's own wait, so {@code Thread#raise}, {@code Timeout} and
+ * {@code IO.select} behave as stock's) only when the socket can make no
+ * progress, where jruby-openssl selects before every call;
+ * <li>a write seals up to four records for each socket write, and takes up
+ * to 1 MiB a call, where jruby-openssl takes one record; a blocking write
+ * waits only while it has taken nothing, and otherwise returns what it
+ * took, as {@code write(2)} does.
+ * </ul>
+ * Results are stock's: the same Strings (binary, a given buffer reused and
+ * returned), {@code :wait_readable}/{@code :wait_writable} or
+ * jruby-openssl's own {@code SSLErrorWait*} errors, EOFError or nil at the
+ * end, IOError for a closed stream or engine and for socket errors. What
+ * differs is what stock loses: decrypted data not yet read is returned
+ * before the end is, a frozen buffer is refused before anything is read,
+ * and a non-blocking write that finds encrypted data still waiting for the
+ * socket says {@code :wait_writable} (as MRI does) where stock 0.16 takes
+ * nothing and returns 0, and 0.15 drops the data waiting.
+ *
+ * <p>Calls in any other state go to jruby-openssl's method, as they are:
+ * before the connection's engine exists (a plain socket's sysread), during
+ * the initial handshake, an IO that is not a non-blocking socket channel,
+ * arguments that are not an Integer and a String (conversions and errors
+ * stock's), and empty reads and writes.
+ */
+public final class SSLSocketMethods {
+    static final String CLASS = "OpenSSL::SSL::SSLSocket";
+    static final String[] NAMES = {"sysread", "sysread_nonblock", "syswrite", "syswrite_nonblock"};
+    /** Where a class's {@link Hooks} are kept, on it. */
+    private static final String HOOKS = "fast_random_ssl_socket_hooks";
+    /** The most one write call takes. */
+    private static final int MOST_A_WRITE = 1 << 20;
+
+    private SSLSocketMethods() {}
+
+    /** What the replacements need, kept on the class whose methods they replace: one lookup a call. */
+    private static final class Hooks {
+        final RubyModule type;
+        final StockMethods stock;
+        final SSLSocketFields fields;
+
+        Hooks(RubyModule type, StockMethods stock, SSLSocketFields fields) {
+            this.type = type;
+            this.stock = stock;
+            this.fields = fields;
+        }
+
+        /** jruby-openssl's {@code name}. */
+        IRubyObject call(ThreadContext context, IRubyObject self, String name, IRubyObject[] args) {
+            TlsStats.stock();
+            return stock.call(context, self, type, name, args);
+        }
+    }
+
+    /** Puts these methods on OpenSSL::SSL::SSLSocket in place of jruby-openssl's, once; openssl must be loaded. */
+    static void install(Ruby runtime) {
+        RubyModule socket = runtime.getClassFromPath(CLASS);
+        SSLSocketFields fields = SSLSocketFields.of(runtime.getJRubyClassLoader());
+        StockMethods.install(socket, SSLSocketMethods.class, NAMES, Collections.emptySet(),
+                stock -> socket.setInternalVariable(HOOKS, new Hooks(socket, stock, fields)));
+    }
+
+    /** Gives OpenSSL::SSL::SSLSocket jruby-openssl's own methods back; nothing to do before an install. */
+    static void uninstall(Ruby runtime) {
+        if (OpenSSLHook.defined(runtime, CLASS)) StockMethods.uninstall(runtime.getClassFromPath(CLASS));
+    }
+
+    /** Whether fast_random's methods are in place on this runtime's SSLSocket now. */
+    static boolean installed(Ruby runtime) {
+        if (!OpenSSLHook.defined(runtime, CLASS)) return false;
+        StockMethods kept = StockMethods.of(runtime.getClassFromPath(CLASS));
+        return kept != null && !kept.replacedNames().isEmpty();
+    }
+
+    /** {@code sysread(length)} and {@code sysread(length, buffer)}. */
+    @JRubyMethod(name = "sysread", rest = true) // any arity: jruby-openssl's method checks it
+    public static IRubyObject sysread(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        Hooks hooks = hooks(context, self, "sysread");
+        IRubyObject read = null;
+        if (args.length == 1 || args.length == 2) {
+            read = read(context, self, hooks, args[0], args.length == 2 ? args[1] : context.nil, true, true);
+        }
+        return read != null ? read : hooks.call(context, self, "sysread", args);
+    }
+
+    /** {@code sysread_nonblock(length, buffer = nil, exception: true)}. */
+    @JRubyMethod(name = "sysread_nonblock", rest = true)
+    public static IRubyObject sysread_nonblock(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        Hooks hooks = hooks(context, self, "sysread_nonblock");
+        IRubyObject read = null;
+        if (args.length == 1) {
+            read = read(context, self, hooks, args[0], context.nil, false, true);
+        } else if (args.length == 2 && args[1] instanceof RubyHash) {
+            read = read(context, self, hooks, args[0], context.nil, false, exception(context, args[1]));
+        } else if (args.length == 2) {
+            read = read(context, self, hooks, args[0], args[1], false, true);
+        } else if (args.length == 3) {
+            read = read(context, self, hooks, args[0], args[1], false, exception(context, args[2]));
+        }
+        return read != null ? read : hooks.call(context, self, "sysread_nonblock", args);
+    }
+
+    /** {@code syswrite(string)}. */
+    @JRubyMethod(name = "syswrite", rest = true)
+    public static IRubyObject syswrite(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        Hooks hooks = hooks(context, self, "syswrite");
+        IRubyObject written = args.length == 1 ? write(context, self, hooks, args[0], true, true) : null;
+        return written != null ? written : hooks.call(context, self, "syswrite", args);
+    }
+
+    /** {@code syswrite_nonblock(string, exception: true)}. */
+    @JRubyMethod(name = "syswrite_nonblock", rest = true)
+    public static IRubyObject syswrite_nonblock(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        Hooks hooks = hooks(context, self, "syswrite_nonblock");
+        IRubyObject written = null;
+        if (args.length == 1) {
+            written = write(context, self, hooks, args[0], false, true);
+        } else if (args.length == 2) {
+            written = write(context, self, hooks, args[0], false, exception(context, args[1]));
+        }
+        return written != null ? written : hooks.call(context, self, "syswrite_nonblock", args);
+    }
+
+    /**
+     * A read on fast_random's path: the String read (the buffer, when one
+     * is given), nil or {@code :wait_*} (with {@code exception: false}); or
+     * null, taking nothing, for a call jruby-openssl's method is to answer.
+     */
+    private static IRubyObject read(ThreadContext context, IRubyObject self, Hooks hooks, IRubyObject length, IRubyObject buffer,
+                                    boolean blocking, boolean exception) {
+        if (!(length instanceof RubyFixnum) || !(buffer.isNil() || buffer instanceof RubyString)) return null;
+        long wanted = ((RubyFixnum) length).getLongValue();
+        if (wanted <= 0 || wanted > Integer.MAX_VALUE) return null; // stock's empty String, ArgumentError or RangeError
+        RubyString into = buffer.isNil() ? null : (RubyString) buffer;
+        if (into != null) into.modifyCheck(); // FrozenError before anything is read: stock's, after
+        SSLSocketFields.SocketConnection connection = hooks.fields.connection(context, self, blocking, exception);
+        if (connection == null) return null;
+        Ruby runtime = context.runtime;
+        try {
+            while (!Records.flush(connection)) { // encrypted data a write_nonblock left goes first, as on stock
+                if (!blocking) return wouldBlock(context, connection, true);
+                TlsStats.waited();
+                connection.waitFor(true);
+            }
+            int ready;
+            while ((ready = Records.fill(connection)) == Records.WOULD_BLOCK) {
+                if (!blocking) {
+                    TlsStats.read(0);
+                    return wouldBlock(context, connection, false);
+                }
+                TlsStats.waited();
+                connection.waitFor(false);
+            }
+            if (ready == Records.END) {
+                TlsStats.read(0);
+                if (exception) throw runtime.newEOFError();
+                return context.nil;
+            }
+            int count = (int) Math.min(wanted, ready);
+            TlsStats.read(count);
+            return take(runtime, connection.appRead(), count, into);
+        } catch (IOException e) {
+            throw ioError(runtime, e);
+        }
+    }
+
+    /** {@code count} bytes of {@code data} as a binary String: {@code into}, reused, or a new one of that length. */
+    private static RubyString take(Ruby runtime, ByteBuffer data, int count, RubyString into) {
+        if (into == null) {
+            byte[] bytes = new byte[count];
+            data.get(bytes);
+            return RubyString.newStringNoCopy(runtime, bytes);
+        }
+        into.modify(count);
+        ByteList value = into.getByteList();
+        data.get(value.getUnsafeBytes(), value.getBegin(), count);
+        value.setRealSize(count);
+        into.setEncoding(ASCIIEncoding.INSTANCE);
+        into.clearCodeRange();
+        return into;
+    }
+
+    /**
+     * A write on fast_random's path: the bytes taken, or {@code :wait_writable}
+     * (with {@code exception: false}); or null, taking nothing, for a call
+     * jruby-openssl's method is to answer.
+     */
+    private static IRubyObject write(ThreadContext context, IRubyObject self, Hooks hooks, IRubyObject data, boolean blocking,
+                                     boolean exception) {
+        if (!(data instanceof RubyString) || ((RubyString) data).getByteList().getRealSize() == 0) return null;
+        SSLSocketFields.SocketConnection connection = hooks.fields.connection(context, self, blocking, exception);
+        if (connection == null) return null;
+        Ruby runtime = context.runtime;
+        if (!connection.channel.isOpen()) throw runtime.newIOError("closed stream");
+        ByteList bytes = ((RubyString) data).getByteList();
+        ByteBuffer source = ByteBuffer.wrap(bytes.getUnsafeBytes(), bytes.getBegin(), bytes.getRealSize());
+        int taken = 0;
+        try {
+            while (true) {
+                if (!Records.flush(connection)) {
+                    if (taken > 0) break;
+                    if (!blocking) return wouldBlock(context, connection, true);
+                    TlsStats.waited();
+                    connection.waitFor(true);
+                    continue;
+                }
+                if (!source.hasRemaining() || taken >= MOST_A_WRITE) break;
+                int sealed = Records.seal(connection, source, MOST_A_WRITE - taken);
+                if (sealed == 0) break; // the engine takes no data now (a handshake under way)
+                taken += sealed;
+            }
+        } catch (Records.EngineClosedException e) {
+            throw runtime.newIOError(e.getMessage());
+        } catch (IOException e) {
+            throw ioError(runtime, e);
+        }
+        if (taken == 0) return null; // the engine took nothing: jruby-openssl's method answers, as it would
+        TlsStats.wrote(taken);
+        connection.io.callMethod(context, "flush"); // as jruby-openssl's does, after each write
+        return runtime.newFixnum(taken);
+    }
+
+    private static IRubyObject wouldBlock(ThreadContext context, SSLSocketFields.SocketConnection connection, boolean write) {
+        if (connection.exception) throw connection.wouldBlock(write);
+        return context.runtime.newSymbol(write ? "wait_writable" : "wait_readable");
+    }
+
+    /** An IOException as jruby-openssl raises it: IOError, or the Errno JRuby maps its message to. */
+    private static RaiseException ioError(Ruby runtime, IOException e) {
+        RaiseException error = runtime.newIOErrorFromException(e);
+        error.initCause(e);
+        return error;
+    }
+
+    /** {@code exception:} from an options Hash: false only when given as false, as jruby-openssl reads it. */
+    private static boolean exception(ThreadContext context, IRubyObject options) {
+        if (!(options instanceof RubyHash)) return true;
+        return ((RubyHash) options).op_aref(context, context.runtime.newSymbol("exception")) != context.fals;
+    }
+
+    /** The hooks of the class whose jruby-openssl method {@code name} fast_random's replaced, for {@code self}. */
+    private static Hooks hooks(ThreadContext context, IRubyObject self, String name) {
+        for (RubyClass type = self.getMetaClass().getRealClass(); type != null; type = type.getSuperClass()) {
+            Object hooks = type.getInternalVariable(HOOKS);
+            if (hooks != null) return (Hooks) hooks;
+        }
+        throw context.runtime.newNotImplementedError(CLASS + "#" + name + ": jruby-openssl's method is not there");
+    }
+}

@@ -1,0 +1,113 @@
+package org.jruby.ext.fastrandom;
+
+import org.jruby.Ruby;
+import org.jruby.RubyHash;
+import org.jruby.RubyModule;
+import org.jruby.anno.JRubyMethod;
+import org.jruby.runtime.ThreadContext;
+import org.jruby.runtime.builtin.IRubyObject;
+
+import fastrandom.tls.TlsStats;
+
+/**
+ * {@code FastRandom::TLS}: {@code OpenSSL::SSL::SSLSocket}'s data path
+ * ({@code sysread}, {@code syswrite} and their non-blocking forms, under
+ * every read and write of the socket) on fast_random's code
+ * ({@link SSLSocketMethods}), the engine and handshake jruby-openssl's:
+ * <pre>
+ *   FastRandom::TLS.installed?   # =&gt; true once openssl is loaded
+ *   FastRandom::TLS.problem      # =&gt; nil, or why the data path stays jruby-openssl's
+ *   FastRandom::TLS.stats        # =&gt; {reads: 4100, read_bytes: 67108864, writes: 3, written_bytes: 120,
+ *                                #     waits: 12, stock_calls: 2}
+ *   FastRandom::TLS.uninstall    # jruby-openssl's own methods again (FAST_RANDOM_TLS=0 before the require: never installed)
+ *   FastRandom::TLS.install      # and back
+ * </pre>
+ * Defined in Java when first named ({@link FastRandomModule#const_missing})
+ * and installed by the openssl hook ({@link OpenSSLHook}).
+ */
+public final class TlsModule {
+    /** Set on the FastRandom module when the openssl hook left the data path stock: why. */
+    static final String PROBLEM = "tls_problem";
+
+    private TlsModule() {}
+
+    static RubyModule define(Ruby runtime, RubyModule fastRandom) {
+        RubyModule tls = RubyModule.newModule(runtime);
+        Bindings.define(tls, TlsModule.class);
+        fastRandom.setConstant("TLS", tls);
+        return tls;
+    }
+
+    /**
+     * The calls fast_random's data path answered and the bytes of
+     * application data they returned or took, the waits for a socket, and
+     * the calls it handed to jruby-openssl's methods (before a connection
+     * is up, during its initial handshake). Over the JVM (or the class
+     * loader fast_random's jar is in).
+     */
+    @JRubyMethod(name = "stats", meta = true)
+    public static IRubyObject stats(ThreadContext context, IRubyObject self) {
+        Ruby runtime = context.runtime;
+        RubyHash stats = RubyHash.newHash(runtime);
+        stats.fastASet(runtime.newSymbol("reads"), runtime.newFixnum(TlsStats.reads()));
+        stats.fastASet(runtime.newSymbol("read_bytes"), runtime.newFixnum(TlsStats.readBytes()));
+        stats.fastASet(runtime.newSymbol("writes"), runtime.newFixnum(TlsStats.writes()));
+        stats.fastASet(runtime.newSymbol("written_bytes"), runtime.newFixnum(TlsStats.writtenBytes()));
+        stats.fastASet(runtime.newSymbol("waits"), runtime.newFixnum(TlsStats.waits()));
+        stats.fastASet(runtime.newSymbol("stock_calls"), runtime.newFixnum(TlsStats.stockCalls()));
+        return stats;
+    }
+
+    /** Whether this runtime's SSLSocket reads and writes on fast_random's code now (false before openssl is loaded). */
+    @JRubyMethod(name = "installed?", meta = true)
+    public static IRubyObject installed_p(ThreadContext context, IRubyObject self) {
+        return context.runtime.newBoolean(SSLSocketMethods.installed(context.runtime));
+    }
+
+    /** Why the openssl hook left the data path jruby-openssl's (what the release lacks, its check at load, FAST_RANDOM_TLS=0), or nil. */
+    @JRubyMethod(name = "problem", meta = true)
+    public static IRubyObject problem(ThreadContext context, IRubyObject self) {
+        if (SSLSocketMethods.installed(context.runtime)) return context.nil;
+        Object problem = context.runtime.getModule("FastRandom").getInternalVariable(PROBLEM);
+        return problem instanceof String ? context.runtime.newString((String) problem) : context.nil;
+    }
+
+    /**
+     * Puts fast_random's methods on OpenSSL::SSL::SSLSocket, whole or not at
+     * all, with the check at load on a release the suite has not run on;
+     * EngineUnavailableError saying why when this jruby-openssl lacks what
+     * they need or fails the check. openssl must be loaded. The openssl
+     * hook calls it, unless FAST_RANDOM_TLS=0.
+     */
+    @JRubyMethod(name = "install", meta = true)
+    public static IRubyObject install(ThreadContext context, IRubyObject self) {
+        Ruby runtime = context.runtime;
+        if (!OpenSSLHook.defined(runtime, SSLSocketMethods.CLASS)) {
+            throw Errors.engineUnavailable(context, "openssl is not loaded (fast_random hooks in when it is)");
+        }
+        String tooOld = JRubyOpenSsl.tooOld(runtime);
+        if (tooOld != null) throw Errors.engineUnavailable(context, tooOld);
+        boolean passed = false;
+        try {
+            JRubyOpenSsl.require(runtime, JRubyOpenSsl.Capability.TLS);
+            SSLSocketMethods.install(runtime);
+            JRubyOpenSsl.checkAtLoad(context, JRubyOpenSsl.Capability.TLS);
+            passed = true;
+        } catch (JRubyOpenSsl.Unusable e) {
+            runtime.getModule("FastRandom").setInternalVariable(PROBLEM, e.getMessage());
+            throw Errors.engineUnavailable(context, e.getMessage());
+        } finally {
+            if (!passed) SSLSocketMethods.uninstall(runtime); // whatever stopped it: nothing unchecked stays in
+        }
+        runtime.getModule("FastRandom").removeInternalVariable(PROBLEM);
+        return context.tru;
+    }
+
+    /** Gives OpenSSL::SSL::SSLSocket jruby-openssl's own methods back (a call already in fast_random's finishes there). */
+    @JRubyMethod(name = "uninstall", meta = true)
+    public static IRubyObject uninstall(ThreadContext context, IRubyObject self) {
+        SSLSocketMethods.uninstall(context.runtime);
+        context.runtime.getModule("FastRandom").setInternalVariable(PROBLEM, "FastRandom::TLS.uninstall was called");
+        return context.nil;
+    }
+}
