@@ -49,15 +49,17 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     after = ops.()
     drawn = draws.()
     cipher.random_iv
+    tls = [FastRandom::TLS.installed?, FastRandom::TLS.problem] # first: on a release not tested, its check runs at this first ask
     replaced = [OpenSSL::PKey::RSA, OpenSSL::PKey::EC, OpenSSL::Cipher, OpenSSL::PKCS5.singleton_class,
                 OpenSSL::KDF.singleton_class, OpenSSL::X509::Certificate,
-                OpenSSL::X509::CRL].to_h { |target| [target.inspect, hooks.replaced(target).to_a] }
+                OpenSSL::X509::CRL, OpenSSL::SSL::SSLSocket].to_h { |target| [target.inspect, hooks.replaced(target).to_a] }
     puts JSON.generate(
       "version" => JOpenSSL::VERSION, "works" => works, "served" => before.zip(after).map { |b, a| a > b },
       "at_load" => at_load, "engines" => [FastRandom::RSA.engine, FastRandom::EC.engine].map(&:to_s),
       "installed" => [FastRandom::RSA.installed?, FastRandom::EC.installed?, FastRandom::AES.installed?],
       "problems" => [FastRandom::RSA.engine_problem(:openssl), FastRandom::EC.engine_problem(:openssl)],
       "replaced" => replaced, "random" => OpenSSL::Random.method(:random_bytes).owner.to_s, "random_iv_drawn" => draws.() > drawn,
+      "tls" => tls,
       "derive_owner" => (OpenSSL::PKey::EC.instance_method(:derive).owner.to_s rescue nil),
       "stock_derive_owner" => (STOCK_DERIVE_OWNER if defined?(STOCK_DERIVE_OWNER))
     )
@@ -122,6 +124,8 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     assert_equal %w[pbkdf2_hmac pbkdf2_hmac_sha1], result["replaced"]["#<Class:OpenSSL::PKCS5>"]
     assert_equal [%w[sign verify], %w[verify]], result["replaced"].values_at("OpenSSL::X509::Certificate", "OpenSSL::X509::CRL")
     assert_includes result["replaced"]["OpenSSL::PKey::EC"], "dsa_sign_asn1"
+    assert_equal [[true, nil], %w[sysread sysread_nonblock syswrite syswrite_nonblock]],
+                 [result["tls"], result["replaced"]["OpenSSL::SSL::SSLSocket"].sort]
   end
 
   # Hooked exactly as the release it really is, after the checks at load
@@ -155,16 +159,19 @@ class JRubyOpenSslReleasesTest < Minitest::Test
       require "openssl"
       OpenSSL::Cipher.send(:remove_method, :update)
       OpenSSL::KDF.singleton_class.send(:remove_method, :pbkdf2_hmac)
+      OpenSSL::SSL::SSLSocket.send(:remove_method, :syswrite_nonblock)
     RUBY
+    tls_problem = "OpenSSL::SSL::SSLSocket's data path stays jruby-openssl's: jruby-openssl 0.17.0 has no " \
+                  "OpenSSL::SSL::SSLSocket#syswrite_nonblock, which fast_random's TLS needs"
     assert_equal ["fast_random: AES stays on jruby-openssl's Java code: jruby-openssl 0.17.0 has no OpenSSL::Cipher#update, " \
                   "which fast_random's AES needs",
                   "fast_random: PBKDF2 stays on jruby-openssl's Java code: jruby-openssl 0.17.0 has no OpenSSL::KDF.pbkdf2_hmac, " \
-                  "which fast_random's PBKDF2 needs"], warnings
+                  "which fast_random's PBKDF2 needs", "fast_random: #{tls_problem}"], warnings
     expected = baseline[0].merge(
       "installed" => [true, true, false], "at_load" => [true, true, false], "served" => [true, true, false],
-      "works" => [true, true, "NoMethodError", "\x00" * 4],
+      "works" => [true, true, "NoMethodError", "\x00" * 4], "tls" => [false, tls_problem],
       "replaced" => baseline[0]["replaced"].merge("OpenSSL::Cipher" => [], "#<Class:OpenSSL::PKCS5>" => [],
-                                                  "#<Class:OpenSSL::KDF>" => [])
+                                                  "#<Class:OpenSSL::KDF>" => [], "OpenSSL::SSL::SSLSocket" => [])
     )
     assert_equal expected.except("version"), result.except("version")
   end
@@ -194,18 +201,25 @@ class JRubyOpenSslReleasesTest < Minitest::Test
         alias_method :stock_random_key, :random_key
         def random_key = stock_random_key[0, 15]
       end
+      OpenSSL::SSL::SSLSocket.class_eval do
+        alias_method :stock_syswrite_nonblock, :syswrite_nonblock
+        def syswrite_nonblock(data, *options) = stock_syswrite_nonblock(data.reverse, *options)
+      end
     RUBY
+    tls_problem = "OpenSSL::SSL::SSLSocket's data path stays jruby-openssl's: " \
+                  "#{failed_check("TLS", "what the client sent is not what the server read").sub("at load", "at its first use")}"
     rsa_problem = failed_check("RSA", "RSA#private_encrypt gave another answer than MRI")
     ec_problem = failed_check("EC", "EC#dh_compute_key gave another secret than MRI")
     assert_equal ["fast_random: Cipher#random_iv and random_key stay on jruby-openssl's SecureRandom " \
                   "(#{failed_check("OpenSSL::Random", "Cipher#random_key gave one of another length")})",
                   "fast_random: RSA stays on jruby-openssl's Java code: #{rsa_problem}",
-                  "fast_random: EC stays on jruby-openssl's Java code: #{ec_problem}"], warnings
+                  "fast_random: EC stays on jruby-openssl's Java code: #{ec_problem}", "fast_random: #{tls_problem}"], warnings
     expected = with_x509_stock.merge(
       "engines" => %w[java java], "installed" => [false, false, true], "problems" => [rsa_problem, ec_problem],
       "served" => [false, false, true], "at_load" => [true, true, true], "random_iv_drawn" => false,
       "derive_owner" => result["stock_derive_owner"], "stock_derive_owner" => result["stock_derive_owner"],
-      "replaced" => with_x509_stock["replaced"].merge("OpenSSL::PKey::RSA" => [], "OpenSSL::PKey::EC" => [])
+      "tls" => [false, tls_problem],
+      "replaced" => with_x509_stock["replaced"].merge("OpenSSL::PKey::RSA" => [], "OpenSSL::PKey::EC" => [], "OpenSSL::SSL::SSLSocket" => [])
     )
     assert_equal expected.except("version"), result.except("version")
   end
@@ -366,11 +380,12 @@ class JRubyOpenSslReleasesTest < Minitest::Test
   def test_a_release_older_than_the_floor_stays_stock
     result, warnings = report(future_version("0.14.2-SNAPSHOT"))
     assert_equal ["fast_random: jruby-openssl 0.14.2-SNAPSHOT is older than fast_random supports (0.15.0 and later): " \
-                  "RSA, EC, AES, PBKDF2 and OpenSSL::Random stay jruby-openssl's own"], warnings
+                  "RSA, EC, AES, PBKDF2, OpenSSL::Random and SSLSocket's data path stay jruby-openssl's own"], warnings
     assert_equal [[true, true, true, "\x00" * 4], [false, false, false], %w[java java], "#<Class:OpenSSL::Random>",
                   [false, false, false], false],
                  result.values_at("works", "served", "engines", "random", "installed", "random_iv_drawn")
-    assert_equal [[]] * 7, result["replaced"].values
+    assert_equal [[]] * 8, result["replaced"].values
+    assert_equal false, result["tls"][0]
     assert_match(/older than fast_random supports/, result["problems"][0])
   end
 end

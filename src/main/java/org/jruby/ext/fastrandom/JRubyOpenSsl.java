@@ -85,7 +85,7 @@ final class JRubyOpenSsl {
         int[] parts = numbers(version);
         if (parts == null || compare(parts, numbers(OLDEST)) >= 0) return null;
         return "jruby-openssl " + version + " is older than fast_random supports (" + OLDEST
-                + " and later): RSA, EC, AES, PBKDF2 and OpenSSL::Random stay jruby-openssl's own";
+                + " and later): RSA, EC, AES, PBKDF2, OpenSSL::Random and SSLSocket's data path stay jruby-openssl's own";
     }
 
     /** Whether the suite runs on this release ({@link #TESTED}); any other is checked at load. */
@@ -144,6 +144,14 @@ final class JRubyOpenSsl {
      * anything.
      */
     static void checkAtLoad(ThreadContext context, Capability capability) {
+        check(context, capability, "at load");
+    }
+
+    /**
+     * {@link #checkAtLoad}, for a capability checked at another time
+     * ({@code when}, as the message says it: "at its first use").
+     */
+    static void check(ThreadContext context, Capability capability, String when) {
         if (tested(context.runtime)) return;
         String failure;
         try {
@@ -154,7 +162,7 @@ final class JRubyOpenSsl {
         }
         if (failure != null) {
             throw new Unusable("jruby-openssl " + version(context.runtime) + ", a release fast_random was not tested on, failed "
-                    + "fast_random's " + capability.label + " check at load: " + failure);
+                    + "fast_random's " + capability.label + " check " + when + ": " + failure);
         }
     }
 

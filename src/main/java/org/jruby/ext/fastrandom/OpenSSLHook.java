@@ -75,6 +75,7 @@ public final class OpenSSLHook {
                 for (ProviderHook.Capability capability : modules) {
                     ((RubyModule) fastRandom.getConstant(capability.name())).setInternalVariable(INSTALL_PROBLEM, tooOld);
                 }
+                fastRandom.setInternalVariable(TlsModule.PROBLEM, tooOld);
                 Diagnostics.warnOnce(tooOld);
                 return true;
             }
@@ -128,7 +129,8 @@ public final class OpenSSLHook {
     /**
      * OpenSSL::SSL::SSLSocket's data path ({@link SSLSocketMethods}), whole
      * or not at all, unless FAST_RANDOM_TLS=0; why it stays stock is kept
-     * for {@code FastRandom::TLS.problem}.
+     * for {@code FastRandom::TLS.problem}. On a release the suite has not
+     * run on, its check runs at its first use ({@link TlsModule#checkFirstUse}).
      */
     private static void installTls(ThreadContext context, RubyModule fastRandom) {
         Ruby runtime = context.runtime;
@@ -142,11 +144,20 @@ public final class OpenSSLHook {
             Diagnostics.warnOnce(Configuration.TLS + "=" + setting + " is not understood (0 leaves SSLSocket's data path "
                     + "jruby-openssl's, 1 is the default); fast_random's is installed");
         }
-        String problem = installChecked(context, JRubyOpenSsl.Capability.TLS, "OpenSSL::SSL::SSLSocket's data path stays jruby-openssl's", () -> {
+        try {
             JRubyOpenSsl.require(runtime, JRubyOpenSsl.Capability.TLS);
-            SSLSocketMethods.install(runtime);
-        }, () -> SSLSocketMethods.uninstall(runtime));
-        if (problem != null) fastRandom.setInternalVariable(TlsModule.PROBLEM, problem);
+            SSLSocketMethods.install(runtime, !JRubyOpenSsl.tested(runtime)); // the check at its first use: none can run at load
+        } catch (JRubyOpenSsl.Unusable e) {
+            String warning = TlsModule.STAYS + ": " + e.getMessage();
+            fastRandom.setInternalVariable(TlsModule.PROBLEM, warning);
+            Diagnostics.warn(warning);
+        } catch (RuntimeException | LinkageError e) {
+            if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
+            SSLSocketMethods.uninstall(runtime);
+            String warning = TlsModule.STAYS + " (installing fast_random's failed: " + e + ")";
+            fastRandom.setInternalVariable(TlsModule.PROBLEM, warning);
+            Diagnostics.warn(warning);
+        }
     }
 
     /**
@@ -154,11 +165,10 @@ public final class OpenSSLHook {
      * {@code install} puts them in, then the check at load runs
      * ({@link JRubyOpenSsl#checkAtLoad}), and when either fails they are
      * taken out ({@code uninstall}, after a failed check) and stay
-     * jruby-openssl's, with one warning starting with {@code stays}, which
-     * is returned (null: installed). Ruby's control flow goes on, once they
-     * are out.
+     * jruby-openssl's, with one warning starting with {@code stays}. Ruby's
+     * control flow goes on, once they are out.
      */
-    private static String installChecked(ThreadContext context, JRubyOpenSsl.Capability capability, String stays, Runnable install,
+    private static void installChecked(ThreadContext context, JRubyOpenSsl.Capability capability, String stays, Runnable install,
                                        Runnable uninstall) {
         try {
             install.run();
@@ -170,16 +180,11 @@ public final class OpenSSLHook {
                 if (!passed) uninstall.run(); // whatever stopped the check: nothing unchecked stays in
             }
         } catch (JRubyOpenSsl.Unusable e) {
-            String warning = stays + ": " + e.getMessage();
-            Diagnostics.warn(warning);
-            return warning;
+            Diagnostics.warn(stays + ": " + e.getMessage());
         } catch (RuntimeException | LinkageError e) {
             if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
-            String warning = stays + " (installing fast_random's failed: " + e + ")";
-            Diagnostics.warn(warning);
-            return warning;
+            Diagnostics.warn(stays + " (installing fast_random's failed: " + e + ")");
         }
-        return null;
     }
 
     /** FastRandom::RSA, EC or AES's {@code install}, or one warning and the reason kept for engine_problem. */

@@ -74,11 +74,41 @@ public final class SSLSocketMethods {
         final RubyModule type;
         final StockMethods stock;
         final SSLSocketFields fields;
+        /** On a release the suite has not run on: true until the first call has run the check ({@link #usable}). */
+        private volatile boolean unchecked;
+        /** The thread running the check, whose own calls go through; guarded by this. */
+        private Thread checking;
+        /** The check failed: jruby-openssl's methods are back, and calls already in these go to them; guarded by this. */
+        private boolean failed;
 
-        Hooks(RubyModule type, StockMethods stock, SSLSocketFields fields) {
+        Hooks(RubyModule type, StockMethods stock, SSLSocketFields fields, boolean unchecked) {
             this.type = type;
             this.stock = stock;
             this.fields = fields;
+            this.unchecked = unchecked;
+        }
+
+        /**
+         * Whether fast_random's data path may serve this call: at once once
+         * checked (or where no check is needed); else the check runs first
+         * ({@link TlsModule#checkFirstUse}: at load, jruby-openssl's Ruby
+         * files, whose Buffering every SSLSocket's initialize needs, are not
+         * loaded yet), other threads' calls waiting for it.
+         */
+        boolean usable(ThreadContext context) {
+            if (!unchecked) return true;
+            synchronized (this) {
+                if (checking == Thread.currentThread()) return true;
+                if (!unchecked) return !failed;
+                checking = Thread.currentThread();
+                try {
+                    failed = !TlsModule.checkFirstUse(context);
+                } finally {
+                    checking = null;
+                    unchecked = false;
+                }
+                return !failed;
+            }
         }
 
         /** jruby-openssl's {@code name}. */
@@ -88,12 +118,28 @@ public final class SSLSocketMethods {
         }
     }
 
-    /** Puts these methods on OpenSSL::SSL::SSLSocket in place of jruby-openssl's, once; openssl must be loaded. */
-    static void install(Ruby runtime) {
+    /**
+     * Puts these methods on OpenSSL::SSL::SSLSocket in place of jruby-openssl's,
+     * once; openssl must be loaded. On a release the suite has not run on
+     * ({@code checkFirst}), the first call runs the data path's check.
+     */
+    static void install(Ruby runtime, boolean checkFirst) {
         RubyModule socket = runtime.getClassFromPath(CLASS);
         SSLSocketFields fields = SSLSocketFields.of(runtime.getJRubyClassLoader());
         StockMethods.install(socket, SSLSocketMethods.class, NAMES, Collections.emptySet(),
-                stock -> socket.setInternalVariable(HOOKS, new Hooks(socket, stock, fields)));
+                stock -> socket.setInternalVariable(HOOKS, new Hooks(socket, stock, fields, checkFirst)));
+    }
+
+    /**
+     * Runs the check a release the suite has not run on waits for, if it has
+     * not run yet (FastRandom::TLS.installed? asks, so that it answers for
+     * good); nothing to do otherwise.
+     */
+    static void checkIfPending(ThreadContext context) {
+        Ruby runtime = context.runtime;
+        if (!OpenSSLHook.defined(runtime, CLASS)) return;
+        Object hooks = runtime.getClassFromPath(CLASS).getInternalVariable(HOOKS);
+        if (hooks instanceof Hooks && installed(runtime)) ((Hooks) hooks).usable(context);
     }
 
     /** Gives OpenSSL::SSL::SSLSocket jruby-openssl's own methods back; nothing to do before an install. */
@@ -112,6 +158,7 @@ public final class SSLSocketMethods {
     @JRubyMethod(name = "sysread", rest = true) // any arity: jruby-openssl's method checks it
     public static IRubyObject sysread(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
         Hooks hooks = hooks(context, self, "sysread");
+        if (!hooks.usable(context)) return hooks.call(context, self, "sysread", args);
         IRubyObject read = null;
         if (args.length == 1 || args.length == 2) {
             read = read(context, self, hooks, args[0], args.length == 2 ? args[1] : context.nil, true, true);
@@ -123,6 +170,7 @@ public final class SSLSocketMethods {
     @JRubyMethod(name = "sysread_nonblock", rest = true)
     public static IRubyObject sysread_nonblock(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
         Hooks hooks = hooks(context, self, "sysread_nonblock");
+        if (!hooks.usable(context)) return hooks.call(context, self, "sysread_nonblock", args);
         IRubyObject read = null;
         if (args.length == 1) {
             read = read(context, self, hooks, args[0], context.nil, false, true);
@@ -140,6 +188,7 @@ public final class SSLSocketMethods {
     @JRubyMethod(name = "syswrite", rest = true)
     public static IRubyObject syswrite(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
         Hooks hooks = hooks(context, self, "syswrite");
+        if (!hooks.usable(context)) return hooks.call(context, self, "syswrite", args);
         IRubyObject written = args.length == 1 ? write(context, self, hooks, args[0], true, true) : null;
         return written != null ? written : hooks.call(context, self, "syswrite", args);
     }
@@ -148,6 +197,7 @@ public final class SSLSocketMethods {
     @JRubyMethod(name = "syswrite_nonblock", rest = true)
     public static IRubyObject syswrite_nonblock(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
         Hooks hooks = hooks(context, self, "syswrite_nonblock");
+        if (!hooks.usable(context)) return hooks.call(context, self, "syswrite_nonblock", args);
         IRubyObject written = null;
         if (args.length == 1) {
             written = write(context, self, hooks, args[0], false, true);

@@ -7,6 +7,7 @@ import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
+import fastrandom.support.Diagnostics;
 import fastrandom.tls.TlsStats;
 
 /**
@@ -28,6 +29,8 @@ import fastrandom.tls.TlsStats;
 public final class TlsModule {
     /** Set on the FastRandom module when the openssl hook left the data path stock: why. */
     static final String PROBLEM = "tls_problem";
+    /** The start of every warning that leaves the data path jruby-openssl's. */
+    static final String STAYS = "OpenSSL::SSL::SSLSocket's data path stays jruby-openssl's";
 
     private TlsModule() {}
 
@@ -61,12 +64,14 @@ public final class TlsModule {
     /** Whether this runtime's SSLSocket reads and writes on fast_random's code now (false before openssl is loaded). */
     @JRubyMethod(name = "installed?", meta = true)
     public static IRubyObject installed_p(ThreadContext context, IRubyObject self) {
+        SSLSocketMethods.checkIfPending(context); // on a release the suite has not run on: the check first, for an answer that holds
         return context.runtime.newBoolean(SSLSocketMethods.installed(context.runtime));
     }
 
     /** Why the openssl hook left the data path jruby-openssl's (what the release lacks, its check at load, FAST_RANDOM_TLS=0), or nil. */
     @JRubyMethod(name = "problem", meta = true)
     public static IRubyObject problem(ThreadContext context, IRubyObject self) {
+        SSLSocketMethods.checkIfPending(context);
         if (SSLSocketMethods.installed(context.runtime)) return context.nil;
         Object problem = context.runtime.getModule("FastRandom").getInternalVariable(PROBLEM);
         return problem instanceof String ? context.runtime.newString((String) problem) : context.nil;
@@ -87,20 +92,44 @@ public final class TlsModule {
         }
         String tooOld = JRubyOpenSsl.tooOld(runtime);
         if (tooOld != null) throw Errors.engineUnavailable(context, tooOld);
-        boolean passed = false;
         try {
             JRubyOpenSsl.require(runtime, JRubyOpenSsl.Capability.TLS);
-            SSLSocketMethods.install(runtime);
-            JRubyOpenSsl.checkAtLoad(context, JRubyOpenSsl.Capability.TLS);
-            passed = true;
         } catch (JRubyOpenSsl.Unusable e) {
             runtime.getModule("FastRandom").setInternalVariable(PROBLEM, e.getMessage());
             throw Errors.engineUnavailable(context, e.getMessage());
-        } finally {
-            if (!passed) SSLSocketMethods.uninstall(runtime); // whatever stopped it: nothing unchecked stays in
         }
+        SSLSocketMethods.install(runtime, !JRubyOpenSsl.tested(runtime));
         runtime.getModule("FastRandom").removeInternalVariable(PROBLEM);
         return context.tru;
+    }
+
+    /**
+     * The data path's check on a release the suite has not run on
+     * ({@link TlsCheck}), at the first call of one of its methods (at load,
+     * jruby-openssl's Ruby files are not loaded yet, and no SSLSocket can be
+     * made): true when it passed; else jruby-openssl's methods are put back,
+     * with one warning, kept for {@link #problem}. Ruby's control flow goes
+     * on, once they are back.
+     */
+    static boolean checkFirstUse(ThreadContext context) {
+        Ruby runtime = context.runtime;
+        boolean passed = false;
+        try {
+            JRubyOpenSsl.check(context, JRubyOpenSsl.Capability.TLS, "at its first use");
+            passed = true;
+        } catch (JRubyOpenSsl.Unusable e) {
+            String warning = STAYS + ": " + e.getMessage();
+            runtime.getModule("FastRandom").setInternalVariable(PROBLEM, warning);
+            Diagnostics.warn(warning);
+        } catch (RuntimeException | LinkageError e) {
+            if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
+            String warning = STAYS + " (its check failed: " + e + ")";
+            runtime.getModule("FastRandom").setInternalVariable(PROBLEM, warning);
+            Diagnostics.warn(warning);
+        } finally {
+            if (!passed) SSLSocketMethods.uninstall(runtime); // whatever stopped the check: nothing unchecked stays in
+        }
+        return passed;
     }
 
     /** Gives OpenSSL::SSL::SSLSocket jruby-openssl's own methods back (a call already in fast_random's finishes there). */
