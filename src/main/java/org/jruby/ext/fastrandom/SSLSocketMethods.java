@@ -250,18 +250,31 @@ public final class SSLSocketMethods {
         }
     }
 
-    /** {@code count} bytes of {@code data} as a binary String: {@code into}, reused, or a new one of that length. */
+    /**
+     * {@code count} bytes of {@code data} as a binary String: {@code into},
+     * its own array reused where it holds them, else given an array of
+     * exactly that length (where a buffer is handed on and replaced by an
+     * empty one, as Net::HTTP's is, growing it would cost a larger array);
+     * or a new String of those bytes.
+     */
     private static RubyString take(Ruby runtime, ByteBuffer data, int count, RubyString into) {
         if (into == null) {
             byte[] bytes = new byte[count];
             data.get(bytes);
             return RubyString.newStringNoCopy(runtime, bytes);
         }
-        into.modify(count);
         ByteList value = into.getByteList();
-        data.get(value.getUnsafeBytes(), value.getBegin(), count);
-        value.setRealSize(count);
-        into.setEncoding(ASCIIEncoding.INSTANCE);
+        if (value.getUnsafeBytes().length - value.getBegin() >= count) {
+            into.modify(count); // its own array, unless another String shares it
+            value = into.getByteList();
+            data.get(value.getUnsafeBytes(), value.getBegin(), count);
+            value.setRealSize(count);
+            into.setEncoding(ASCIIEncoding.INSTANCE);
+        } else {
+            byte[] bytes = new byte[count];
+            data.get(bytes);
+            into.setValue(new ByteList(bytes, ASCIIEncoding.INSTANCE, false));
+        }
         into.clearCodeRange();
         return into;
     }
