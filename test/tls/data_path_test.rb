@@ -183,6 +183,29 @@ class TlsDataPathTest < Minitest::Test
     assert_equal results[0], results[1]
   end
 
+  def test_calls_on_a_closed_socket_raise_as_stock
+    results = stock_and_ours do
+      with_pair do |client, _server|
+        client.io.close
+        [outcome { client.sysread(1) }, outcome { client.syswrite("x") }, outcome { client.read_nonblock(1, exception: false) },
+         outcome { client.write_nonblock("x", exception: false) }]
+      end
+    end
+    assert_equal results[0], results[1]
+  end
+
+  def test_writes_after_stop_raise_as_stock
+    results = stock_and_ours do
+      with_pair do |client, server|
+        client.stop # close_notify: the engine takes no more data
+        [outcome { client.syswrite("x") }, outcome { client.write_nonblock("x", exception: false) },
+         outcome { server.sysread(1) }]
+      end
+    end
+    assert_equal results[0], results[1]
+    assert_equal [:raised, IOError, "closed SSL engine"], results[1][0]
+  end
+
   def test_a_frozen_buffer_is_refused_and_loses_nothing
     with_pair do |client, server|
       server.write("kept")

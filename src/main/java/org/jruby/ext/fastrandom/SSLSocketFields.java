@@ -132,14 +132,16 @@ final class SSLSocketFields {
      * The connection behind {@code self} for one call, or null where the
      * data path leaves the call to jruby-openssl's own method: no engine
      * yet (not connected, or a plain socket's calls), the initial
-     * handshake, or an IO that is not a non-blocking socket channel.
+     * handshake, a closed IO, or one that is not a non-blocking socket
+     * channel.
      */
     SocketConnection connection(ThreadContext context, IRubyObject self, boolean blocking, boolean exception) {
         if (!type.isInstance(self)) return null;
         SSLEngine sslEngine = (SSLEngine) get(engine, self);
         if (sslEngine == null || (Boolean) get(initialHandshake, self)) return null;
         RubyIO rubyIO = (RubyIO) get(io, self);
-        Channel channel = rubyIO == null ? null : rubyIO.getChannel();
+        if (rubyIO == null || rubyIO.isClosed()) return null; // stock's errors for a closed IO (EBADF for a read)
+        Channel channel = rubyIO.getChannel();
         if (!(channel instanceof SocketChannel) || ((SocketChannel) channel).isBlocking()) return null;
         return new SocketConnection(context, self, sslEngine, rubyIO, (SocketChannel) channel, blocking, exception);
     }
