@@ -422,6 +422,71 @@ class TlsInteropTest < Minitest::Test
     end
   end
 
+  # --- A blocking write's bytes all go out ----------------------------------
+  #
+  # SSLSocket#write (syswrite) returns once the socket has taken every record
+  # it sealed, on stock jruby-openssl as in MRI (SSL_write): the bytes are the
+  # kernel's then, so waiting for the peer's answer with IO.select, or
+  # closing, is safe. Small socket buffers at both ends and a peer that reads
+  # nothing for half a second make the socket full as the write ends. Each
+  # path runs, then the outcomes are compared: stock's is the one expected.
+
+  # An MRI peer and a JRuby client on small socket buffers, a round trip
+  # done (the session tickets MRI sends after its handshake are read, so an
+  # IO.select waits for MRI's answer alone), the JRuby end on path +on+:
+  # the block's value.
+  def with_small_buffers(on, what)
+    peer, socket, = mri_connection(:client, sndbuf: 4 * KIB, rcvbuf: 4 * KIB)
+    peer.puts "reply hello"
+    assert_equal "hello\n", Timeout.timeout(T::DEADLINE) { socket.gets }, what
+    assert_equal ["replied"], peer.answer, what
+    T.on_path(on) { yield peer, socket }
+  ensure
+    peer&.kill
+  end
+
+  def test_a_blocking_write_leaves_nothing_unsent_for_io_select
+    data = T.payload(60_000)
+    outcomes = PATHS.to_h do |on|
+      what = "JRuby client (#{on}): write(60,000 B), then IO.select for the line MRI sends once it has them all"
+      outcome = with_small_buffers(on, what) do |peer, socket|
+        peer.puts "recv #{data.bytesize} 0.5"
+        peer.puts "reply done"
+        written = socket.write(data)
+        ready = IO.select([socket], nil, nil, 3)
+        # A read sends what the write left unsent, if anything: MRI then has it all, and answers.
+        reply = Timeout.timeout(T::DEADLINE) { socket.gets }
+        got = peer.answer
+        assert_equal ["replied"], peer.answer, what
+        finish(peer, socket, what)
+        { written: written, "IO.select" => ready ? "ready" : "nothing in 3 s", reply: reply, mri: got }
+      end
+      [on, outcome]
+    end
+    expected = { written: data.bytesize, "IO.select" => "ready", reply: "done\n", mri: ["got", data.bytesize.to_s, T.sha(data)] }
+    assert_equal({ fast_random: expected, stock: expected }, outcomes,
+                 "a blocking write returned with sealed records the socket had not taken: nothing sends them " \
+                 "until the next call on the SSLSocket, so MRI, short of bytes, never answers IO.select")
+  end
+
+  def test_a_blocking_write_then_close_delivers_every_byte
+    data = T.payload(60_000)
+    outcomes = PATHS.to_h do |on|
+      what = "JRuby client (#{on}): write(60,000 B), then close"
+      outcome = with_small_buffers(on, what) do |peer, socket|
+        peer.puts "recv #{data.bytesize} 0.5"
+        written = socket.write(data)
+        socket.close
+        { written: written, mri: peer.answer }
+      end
+      [on, outcome]
+    end
+    expected = { written: data.bytesize, mri: ["got", data.bytesize.to_s, T.sha(data)] }
+    assert_equal({ fast_random: expected, stock: expected }, outcomes,
+                 "a blocking write returned with sealed records the socket had not taken, and close dropped them: " \
+                 "MRI got a record cut short, then the connection's end")
+  end
+
   # --- Net::HTTP --------------------------------------------------------------
 
   def http(port)
