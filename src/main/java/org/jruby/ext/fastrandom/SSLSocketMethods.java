@@ -40,8 +40,9 @@ import fastrandom.tls.TlsStats;
  * progress, where jruby-openssl selects before every call;
  * <li>a write seals up to four records for each socket write, and takes up
  * to 1 MiB a call, where jruby-openssl takes one record; a blocking write
- * waits only while it has taken nothing, and otherwise returns what it
- * took, as {@code write(2)} does.
+ * returns once the socket has every record it sealed (waiting for it, where
+ * jruby-openssl spins), a non-blocking one with what the socket took, the
+ * rest kept in order for the next call.
  * </ul>
  * Results are stock's: the same Strings (binary, a given buffer reused and
  * returned), {@code :wait_readable}/{@code :wait_writable} or
@@ -296,9 +297,11 @@ public final class SSLSocketMethods {
         int taken = 0;
         try {
             while (true) {
-                if (!Records.flush(connection)) {
-                    if (taken > 0) break;
-                    if (!blocking) return wouldBlock(context, connection, true);
+                if (!Records.flush(connection)) { // sealed records first: a blocking write returns once the socket has them all
+                    if (!blocking) {
+                        if (taken > 0) break;
+                        return wouldBlock(context, connection, true);
+                    }
                     TlsStats.waited();
                     connection.waitFor(true);
                     continue;
