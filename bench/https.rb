@@ -103,14 +103,20 @@ module Bench
         runner = ->(row) { run(row, servers) }
         warmup = warm_up(rows, runner)
         seconds = Hash.new { |hash, key| hash[key] = [] }
+        cpu = Hash.new { |hash, key| hash[key] = [] }
         started = clock
         rounds = 0
         while rounds < settings[:rounds] && (rounds < settings[:min_rounds] || clock - started < settings[:max_seconds])
-          rows.rotate(rounds).each { |row| seconds[row] << runner.call(row).tap { |s| say(row, s, "round #{rounds + 1}") } }
+          rows.rotate(rounds).each do |row|
+            before = cpu_seconds
+            seconds[row] << runner.call(row)
+            cpu[row] << cpu_seconds - before
+            say(row, seconds[row].last, "round #{rounds + 1}", cpu[row].last)
+          end
           rounds += 1
         end
         entries = rows.map { |row| entry(row, seconds[row]) }
-        [entries, notes(rows, seconds, warmup, rounds)]
+        [entries, notes(rows, seconds, cpu, warmup, rounds)]
       ensure
         stop_servers(servers)
       end
@@ -127,8 +133,22 @@ module Bench
       { "passes" => passes, "seconds" => (clock - started).round(1) }
     end
 
-    def say(row, seconds, what)
-      warn format("%-52s %-12s %8.1f MB/s", row.name, what, row.bytes / seconds / 1e6) if by_hand?
+    # The CPU time of this process's threads (JRuby's JIT and GC too), from
+    # Linux's per-thread nanoseconds (a thread that ends takes its share
+    # along); elsewhere Process.times, in 10 ms ticks.
+    def cpu_seconds
+      tasks = Dir.glob("/proc/self/task/*/schedstat")
+      return tasks.sum { |task| File.read(task).to_i rescue 0 } / 1e9 unless tasks.empty? # rubocop:disable Style/RescueModifier
+
+      times = Process.times
+      times.utime + times.stime
+    end
+
+    def say(row, seconds, what, cpu = nil)
+      return unless by_hand?
+
+      per_cpu = cpu&.positive? ? format(", %8.1f MB per CPU-second", row.bytes / cpu / 1e6) : ""
+      warn format("%-52s %-12s %8.1f MB/s%s", row.name, what, row.bytes / seconds / 1e6, per_cpu)
     end
 
     def entry(row, seconds)
@@ -288,17 +308,26 @@ module Bench
 
     # --- what goes with the numbers
 
-    def notes(rows, seconds, warmup, rounds)
+    def notes(rows, seconds, cpu, warmup, rounds)
       {
         "unit" => "i/s is bytes per second (MB/s = i/s / 10^6); each row's figure is the median of its rounds",
         "rounds" => rounds,
         "warmup" => warmup,
         "rounds_mb_per_s" => rows.to_h { |row| [row.name, seconds[row].map { |s| (row.bytes / s / 1e6).round(1) }] },
+        # The client's own cost, less moved by other processes than MB/s:
+        # bytes over this process's CPU seconds (all its threads), median of
+        # the rounds, in MB.
+        "mb_per_cpu_second" => rows.to_h { |row| [row.name, per_cpu_second(row, cpu[row])] },
         "negotiated" => @negotiated,
         "s_server" => `openssl version`.strip,
         "peer" => peer_version,
         "fast_random_tls" => fast_random_tls,
       }.compact
+    end
+
+    def per_cpu_second(row, cpu)
+      rates = cpu.select(&:positive?).map { |c| row.bytes / c / 1e6 }
+      rates.empty? ? nil : median(rates).round(1)
     end
 
     def peer_version
@@ -331,7 +360,10 @@ module Bench
     end
 
     def print_summary(entries, notes)
-      entries.each { |e| warn format("%-52s %8.1f MB/s median (±%.1f%%)", e["name"], e["ips"] / 1e6, 100.0 * e["stddev"] / e["ips"]) }
+      entries.each do |e|
+        warn format("%-52s %8.1f MB/s median (±%.1f%%), %s MB per CPU-second", e["name"], e["ips"] / 1e6,
+                    100.0 * e["stddev"] / e["ips"], notes.dig("mb_per_cpu_second", e["name"]) || "-")
+      end
       warn "fast_random TLS: #{notes["fast_random_tls"].inspect}" if notes.key?("fast_random_tls")
     end
   end

@@ -334,7 +334,9 @@ module Bench
        "with the suite as its only TLS 1.3 -ciphersuites, timed from connect to the last byte. send: `write` of a " \
        "16 KiB string until an MRI peer process has read 128 MiB and answered; receive: `readpartial(16384)` while " \
        "the peer writes 16 KiB strings; both timed after the handshake. MB/s is the median of rounds that run every " \
-       "row once in rotating order, after warm-up passes; ± is the rounds' standard deviation.",
+       "row once in rotating order, after warm-up passes; ± is the rounds' standard deviation. \"MB per CPU-s\": " \
+       "the bytes over the client process's own CPU time (all its threads; the median of the rounds), which other " \
+       "processes on the machine move less than MB/s.",
        *("Peer: #{peer}." if peer),
        *("Rounds: #{rounds.join("; ")}." unless rounds.empty?),
        *("Negotiated (the client's view): #{negotiated.join("; ")}." unless negotiated.empty?),
@@ -343,14 +345,15 @@ module Bench
 
     # i/s in bench/https.rb's entries is bytes per second.
     def https_table(absences)
-      table = Table.new(["transfer", "implementation", ">MB/s", ">±", ">vs stock", ">vs MRI"])
+      table = Table.new(["transfer", "implementation", ">MB/s", ">±", ">vs stock", ">vs MRI", ">MB per CPU-s"])
       @results.cases("https").each do |name|
         @results.keys("https").each do |key|
           next unless @results.covers?("https", key, name)
 
           m = @results.measurement("https", key, name)
           cells = m ? [megabytes(m.ips), error(m)] : measured_cells("https", key, name, absences)
-          table << [name, @results.label(key), *cells, *ratio_cells("https", key, name)]
+          per_cpu = @results.meta("https", key)&.dig("notes", "mb_per_cpu_second", name)
+          table << [name, @results.label(key), *cells, *ratio_cells("https", key, name), per_cpu ? format("%.0f", per_cpu) : "-"]
         end
       end
       table
