@@ -18,7 +18,8 @@
 # JIT needs about 64 MiB of traffic), then rounds that run each row once,
 # in rotating order; each row's figure is the median of its rounds. Where
 # fast_random serves the SSLSocket data path (FastRandom::TLS), its
-# installed? and stats go to the notes.
+# installed? and stats go to the notes. So does each row's MB per CPU-second
+# of this process, which other work on the machine moves less than MB/s.
 #
 # By hand (prints each round's MB/s; rows: get-aes128 get-aes256 send receive,
 # all by default; BENCH_QUICK=1 for a short run):
