@@ -9,7 +9,7 @@
 # partial (--only, --jruby) run writes them to tmp/bench/results instead, so
 # the committed full results stay. `rake bench` and bin/bench run this with MRI.
 #
-#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4[,10.0,9.4.8,...]] [--only secure_random,threads,cold,request_id,rsa,rsa_threads,ec,ec_threads,keys,crypto,crypto_threads,uuid_jvm,tls,x509,startup]
+#   ruby bench/run.rb [--quick] [--jruby 10.1,9.4[,10.0,9.4.8,...]] [--only secure_random,threads,cold,request_id,rsa,rsa_threads,ec,ec_threads,keys,crypto,crypto_threads,uuid_jvm,tls,https,x509,startup]
 #   ruby bench/run.rb --report-only     # rewrite the report from bench/results/latest.json
 require "fileutils"
 require "json"
@@ -155,7 +155,7 @@ data = {
 }
 Bench::RSAKeys.generate if (options[:only] & %w[rsa rsa_threads keys x509]).any?
 Bench::ECKeys.generate if (options[:only] & %w[ec ec_threads keys x509]).any?
-Bench::TLSCerts.generate if options[:only].include?("tls")
+Bench::TLSCerts.generate if (options[:only] & %w[tls https]).any?
 
 started = clock
 planned_done = 0.0

@@ -50,7 +50,7 @@ module Bench
 
     def svg
       left = bar_groups(%w[secure_random cold request_id])
-      right = bar_groups(%w[rsa ec tls x509])
+      right = bar_groups(%w[rsa ec tls x509 https])
       column = (WIDTH - 2 * MARGIN - COLUMN_GAP) / 2
       layout = legend_layout
       bars_top = layout.map(&:last).max + 36
@@ -63,7 +63,7 @@ module Bench
       heading(svg)
       legend(svg, layout)
       bar_panel(svg, MARGIN, bars_top, column, "SecureRandom and a Rails request id: speed-up vs MRI, one thread", left)
-      bar_panel(svg, MARGIN + column + COLUMN_GAP, bars_top, column, "RSA, elliptic curves, TLS, X.509: speed-up vs MRI", right)
+      bar_panel(svg, MARGIN + column + COLUMN_GAP, bars_top, column, "RSA, elliptic curves, TLS, X.509, HTTPS: speed-up vs MRI", right)
       rows.each_with_index do |(workload, calls, counts), row|
         top = threads_top + row * (LINE_CHART_HEIGHT + 60)
         calls.each_with_index do |call, i|
@@ -189,6 +189,7 @@ module Bench
       case workload
       when "request_id" then name.sub("request, ", "request: ").sub("Rack app with RequestId's steps", "Rack app (RequestId's steps)")
       when "rsa" then "RSA #{name}"
+      when "https" then name.sub(/\ANet::HTTP GET 64 MiB/, "HTTPS GET").sub(/\A(send|receive) 128 MiB, [^,]+/, 'TLS \1')
       else name
       end
     end

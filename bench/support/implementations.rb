@@ -19,6 +19,8 @@ module Bench
     CRYPTO = %w[crypto crypto_threads].freeze
     # What fast_random's JVM-wide provider changes (uuid_jvm: JRuby only).
     JVM = %w[uuid_jvm tls x509].freeze
+    # jruby-openssl's SSLSocket data path: HTTPS and TLS 1.3 bulk transfers.
+    TLS_DATA = %w[https].freeze
 
     attr_reader :key, :label, :jruby, :variant, :env, :workloads, :cases
 
@@ -41,7 +43,7 @@ module Bench
     end
 
     def self.mri
-      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + %w[tls x509 startup])
+      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + TLS_DATA + %w[tls x509 startup])
     end
 
     # JRuby 10.1 (the one most targets are set on) runs every configuration;
@@ -50,9 +52,9 @@ module Bench
       base = { jruby: version }
       list = [
         new(key: "#{version}-stock", label: "JRuby #{version} stock", variant: "stock",
-            workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + (version == "10.1" ? JVM : []) + %w[startup], **base),
+            workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + TLS_DATA + (version == "10.1" ? JVM : []) + %w[startup], **base),
         new(key: "#{version}-fast_random", label: "JRuby #{version} + fast_random", variant: "fast_random",
-            workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + (version == "10.1" ? JVM : []) + %w[startup], **base),
+            workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + TLS_DATA + (version == "10.1" ? JVM : []) + %w[startup], **base),
       ]
       return list unless version == "10.1"
 

@@ -11,12 +11,13 @@ module Bench
   # will take and, as it goes, how long is left.
   class Plan
     WORKLOADS = %w[secure_random threads cold request_id rsa rsa_threads ec ec_threads keys crypto crypto_threads uuid_jvm tls
-                   x509 startup].freeze
+                   https x509 startup].freeze
     IPS_WORKLOADS = WORKLOADS - %w[startup]
 
     # Entries per workload (secure_random: per implementation, see entries).
     ENTRIES = { "threads" => 8, "cold" => 2, "request_id" => 2, "rsa" => 12, "rsa_threads" => 6, "ec" => 12,
-                "ec_threads" => 6, "keys" => 9, "crypto" => 14, "crypto_threads" => 8, "uuid_jvm" => 3, "tls" => 3, "x509" => 4 }.freeze
+                "ec_threads" => 6, "keys" => 9, "crypto" => 14, "crypto_threads" => 8, "uuid_jvm" => 3, "tls" => 3, "https" => 4,
+                "x509" => 4 }.freeze
     # Seconds to start a process and load the workload, beyond the entries,
     # on an idle 2-core machine.
     START = { mri: 0.3, jruby: 3.0 }.freeze
@@ -25,6 +26,9 @@ module Bench
                 "ec" => { mri: 0.2, jruby: 1.5 }, "ec_threads" => { mri: 0.2, jruby: 1.5 }, "keys" => { mri: 0.3, jruby: 2.0 },
                 "crypto" => { mri: 0.5, jruby: 4.0 }, "crypto_threads" => { mri: 0.2, jruby: 1.5 },
                 "x509" => { mri: 0.2, jruby: 1.5 } }.freeze
+    # Workloads that time themselves in rounds (not benchmark-ips's seconds
+    # per entry): seconds beyond START, full and --quick.
+    OWN_TIMING = { "https" => { full: { mri: 7, jruby: 35 }, quick: { mri: 2, jruby: 14 } } }.freeze
     # Per entry beyond warm-up and measurement: benchmark-ips's GC.start calls.
     ENTRY_OVERHEAD = 0.15
     RDRAND_RUNS = 3
@@ -79,6 +83,9 @@ module Bench
       return 0.0 if impl.unavailable
 
       ruby = impl.mri? ? :mri : :jruby
+      own = OWN_TIMING.dig(workload, @quick ? :quick : :full, ruby)
+      return START[ruby] + own if own
+
       times = @quick ? Bench::QUICK_TIMES : Bench::FULL_TIMES
       entries = workload == "secure_random" ? (impl.cases || Calls::ALL.keys).size : ENTRIES.fetch(workload)
       START[ruby] + LOADING.dig(workload, ruby).to_f + entries * (times[:warmup] + times[:time] + ENTRY_OVERHEAD)

@@ -29,6 +29,8 @@ module Bench
       "crypto_threads" => "AES in N long-lived threads: total messages/s (bench/crypto_threads.rb)",
       "uuid_jvm" => "java.util.UUID.randomUUID in N long-lived threads: total UUIDs/s (bench/uuid_jvm.rb)",
       "tls" => "TLS handshakes/s: openssl s_time -new against OpenSSL::SSL::SSLServer (bench/tls.rb)",
+      "https" => "HTTPS and TLS 1.3 bulk transfers, MB/s: Net::HTTP from openssl s_server, 16 KiB writes and reads " \
+                 "with an MRI peer (bench/https.rb)",
       "x509" => "X.509 certificate signing, one thread (bench/x509.rb)",
       "startup" => "Startup and fresh threads, in paired processes (bench/startup.rb)",
     }.freeze
@@ -76,6 +78,7 @@ module Bench
         (section("crypto_threads", threads_intro) { |notes| threads_table(notes, "crypto_threads") } if ran?("crypto_threads")),
         (section("uuid_jvm", [jvm_intro, *threads_intro]) { |notes| threads_table(notes, "uuid_jvm") } if ran?("uuid_jvm")),
         (section("tls", [tls_intro]) { |notes| calls_table("tls", notes) } if ran?("tls")),
+        (section("https", https_intro) { |notes| https_table(notes) } if ran?("https")),
         (section("x509", [x509_intro]) { |notes| calls_table("x509", notes) } if ran?("x509")),
         ([TITLES["startup"], startup_intro, startup_table, []] if @results.startup),
         ["Targets (bench/targets.yml)", [], Targets.new(@results).table, []],
@@ -307,6 +310,53 @@ module Bench
       "#{jvm_intro} Each connection is a full handshake (no resumption), one at a time, by s_time in its own " \
         "process on the other core; the certificates are self-signed on the benchmark keys. i/s: handshakes per " \
         "second of wall time, from one-second rounds after a warm-up of every case."
+    end
+
+    def https_intro
+      notes = @results.keys("https").filter_map { |key| [key, @results.meta("https", key)&.fetch("notes", nil)] }
+                      .reject { |_, n| n.nil? }
+      negotiated = notes.flat_map { |_, n| n["negotiated"]&.map { |row, suite| "#{row}: #{suite}" } || [] }.uniq
+      tls = notes.filter_map do |key, n|
+        status = n["fast_random_tls"] or next
+        text = if !status["defined"] then "no FastRandom::TLS (stock jruby-openssl served)"
+               elsif status["error"] then status["error"]
+               else "installed? #{status["installed"]}, stats #{status["stats"].inspect}"
+               end
+        "#{@results.label(key)}: #{text}"
+      end
+      rounds = notes.map do |key, n|
+        passes = n.dig("warmup", "passes")
+        "#{@results.label(key)} #{n["rounds"]} after #{passes} warm-up pass#{"es" unless passes == 1} (#{n.dig("warmup", "seconds")} s)"
+      end
+      peer = notes.filter_map { |_, n| n["peer"] }.first
+      ["The Ruby under test is the TLS client, one connection at a time, on the benchmark RSA-2048 certificate " \
+       "(verified). GET: Net::HTTP#request_get with read_body in chunks, from C OpenSSL's `openssl s_server -WWW` " \
+       "with the suite as its only TLS 1.3 -ciphersuites, timed from connect to the last byte. send: `write` of a " \
+       "16 KiB string until an MRI peer process has read 128 MiB and answered; receive: `readpartial(16384)` while " \
+       "the peer writes 16 KiB strings; both timed after the handshake. MB/s is the median of rounds that run every " \
+       "row once in rotating order, after warm-up passes; ± is the rounds' standard deviation. \"MB per CPU-s\": " \
+       "the bytes over the client process's own CPU time (all its threads; the median of the rounds), which other " \
+       "processes on the machine move less than MB/s.",
+       *("Peer: #{peer}." if peer),
+       *("Rounds: #{rounds.join("; ")}." unless rounds.empty?),
+       *("Negotiated (the client's view): #{negotiated.join("; ")}." unless negotiated.empty?),
+       *("fast_random's SSLSocket data path (FastRandom::TLS): #{tls.join("; ")}." unless tls.empty?)]
+    end
+
+    # i/s in bench/https.rb's entries is bytes per second.
+    def https_table(absences)
+      table = Table.new(["transfer", "implementation", ">MB/s", ">±", ">vs stock", ">vs MRI", ">MB per CPU-s"])
+      @results.cases("https").each do |name|
+        @results.keys("https").each do |key|
+          next unless @results.covers?("https", key, name)
+
+          m = @results.measurement("https", key, name)
+          cells = m ? [megabytes(m.ips), error(m)] : measured_cells("https", key, name, absences)
+          per_cpu = @results.meta("https", key)&.dig("notes", "mb_per_cpu_second", name)
+          table << [name, @results.label(key), *cells, *ratio_cells("https", key, name), per_cpu ? format("%.0f", per_cpu) : "-"]
+        end
+      end
+      table
     end
 
     def startup_intro
