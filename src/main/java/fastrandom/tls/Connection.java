@@ -51,8 +51,8 @@ public interface Connection {
     /** Records the engine's answer to an unwrap, as the connection's own code would. */
     void unwrapped(SSLEngineResult result);
 
-    /** Whether the connection is in its initial handshake (no application data then). */
-    boolean inInitialHandshake();
+    /** What the connection's writes share between calls and threads. */
+    Writes writes();
 
     /** The connection's own handshake step, for the work a record left (delegated tasks, a message to send). */
     void handshake() throws IOException;

@@ -6,9 +6,10 @@ import java.util.concurrent.atomic.LongAdder;
  * What fast_random's data path served, over the class loader its jar is
  * in: calls, and the bytes of application data they returned or took;
  * waits (a blocking call that found the socket unable to go on); and calls
- * handed to jruby-openssl's own method (a connection in a state the data
- * path leaves to it: not yet connected, in its initial handshake, a socket
- * that is not a non-blocking channel).
+ * handed to jruby-openssl's own method (a call the data path leaves to
+ * it: not yet connected, in the initial handshake, a closed IO or one that
+ * is not a non-blocking socket channel, arguments that are not an Integer
+ * and a String, empty reads and writes, a failed check at first use).
  */
 public final class TlsStats {
     private static final LongAdder READS = new LongAdder();

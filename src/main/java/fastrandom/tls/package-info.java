@@ -5,6 +5,8 @@
  * when the socket can make no progress); {@link fastrandom.tls.Connection}
  * is what it needs of one connection (jruby-openssl's
  * {@code OpenSSL::SSL::SSLSocket}, seen through its fields);
- * {@link fastrandom.tls.TlsStats} counts what it served. JDK only.
+ * {@link fastrandom.tls.Writes}, what its writes share between calls and
+ * threads; {@link fastrandom.tls.TlsStats} counts what it served. JDK and
+ * {@code fastrandom.Faults} only.
  */
 package fastrandom.tls;

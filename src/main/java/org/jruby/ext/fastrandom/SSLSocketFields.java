@@ -7,19 +7,20 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channel;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 
 import org.jruby.Ruby;
+import org.jruby.RubyBasicObject;
 import org.jruby.RubyIO;
 import org.jruby.exceptions.RaiseException;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.tls.Connection;
+import fastrandom.tls.Writes;
 
 /**
  * What {@link SSLSocketMethods} reads and calls of jruby-openssl's
@@ -29,13 +30,16 @@ import fastrandom.tls.Connection;
  * the data path leaves to it (the handshake's work after a record, the
  * shutdown after close_notify, the wait for the socket, the
  * {@code SSLErrorWait*} errors). The same names in every release from
- * 0.15.0 to 0.16.2, except the handshake step, which takes the
- * {@code exception:} flag from 0.16.0 on; a release without them leaves
- * SSLSocket stock ({@link JRubyOpenSsl#require} says so).
+ * 0.15.0 to 0.16.2; a release without them leaves SSLSocket stock
+ * ({@link JRubyOpenSsl#require} says so). Where a read hands a record's
+ * work to the handshake step, stock 0.15 passed {@code exception: true}
+ * whatever the call's; fast_random passes the call's own, as 0.16 does.
  */
 final class SSLSocketFields {
     private static final String SOCKET_CLASS = "org.jruby.ext.openssl.SSLSocket";
     private static final String SSL_CLASS = "org.jruby.ext.openssl.SSL";
+    /** Where a socket's {@link Writes} are kept, on it. */
+    private static final String WRITES = "fast_random_tls_writes";
 
     private final Class<?> type;
     private final Field engine;
@@ -47,7 +51,7 @@ final class SSLSocketFields {
     private final Field status;
     private final Field handshakeStatus;
     private final Method waitSelect;
-    /** {@code doHandshake(boolean blocking, boolean exception)} from 0.16.0, {@code doHandshake(boolean blocking)} before. */
+    /** {@code doHandshake(boolean blocking, boolean exception)}. */
     private final Method doHandshake;
     private final Method doShutdown;
     private final Method closeInbound;
@@ -66,13 +70,7 @@ final class SSLSocketFields {
         status = field("status", SSLEngineResult.Status.class);
         handshakeStatus = field("handshakeStatus", SSLEngineResult.HandshakeStatus.class);
         waitSelect = method(type, "waitSelect", int.class, boolean.class, boolean.class);
-        Method handshake;
-        try {
-            handshake = method(type, "doHandshake", boolean.class, boolean.class);
-        } catch (NoSuchMethodException e) { // 0.15.x
-            handshake = method(type, "doHandshake", boolean.class);
-        }
-        doHandshake = handshake;
+        doHandshake = method(type, "doHandshake", boolean.class, boolean.class);
         doShutdown = method(type, "doShutdown");
         closeInbound = method(type, "closeInbound");
         finishInitialHandshake = method(type, "finishInitialHandshake");
@@ -121,11 +119,6 @@ final class SSLSocketFields {
         Method method = owner.getDeclaredMethod(name, parameters);
         method.setAccessible(true);
         return method;
-    }
-
-    /** Whether {@code self} is jruby-openssl's socket object (a Ruby subclass's too). */
-    boolean holds(IRubyObject self) {
-        return type.isInstance(self);
     }
 
     /**
@@ -228,15 +221,21 @@ final class SSLSocketFields {
         }
 
         @Override
-        public boolean inInitialHandshake() {
-            return (Boolean) get(initialHandshake, self);
+        public Writes writes() {
+            RubyBasicObject socket = (RubyBasicObject) self;
+            Object writes = socket.getInternalVariable(WRITES);
+            if (writes != null) return (Writes) writes;
+            synchronized (socket) { // once a socket
+                writes = socket.getInternalVariable(WRITES);
+                if (writes == null) socket.setInternalVariable(WRITES, writes = new Writes());
+                return (Writes) writes;
+            }
         }
 
         @Override
         public void handshake() throws IOException {
-            if (inInitialHandshake()) return;
-            if (doHandshake.getParameterCount() == 2) invoke(doHandshake, self, blocking, exception);
-            else invoke(doHandshake, self, blocking);
+            if ((Boolean) get(initialHandshake, self)) return;
+            invoke(doHandshake, self, blocking, exception);
         }
 
         @Override
@@ -254,13 +253,13 @@ final class SSLSocketFields {
         }
 
         /**
-         * Waits, as jruby-openssl's socket waits, until the socket can be
-         * read ({@code write} false) or written: interrupted by
-         * {@code Thread#raise}, {@code #kill} and {@code Timeout}, as
-         * stock's blocking calls are.
+         * Waits, as jruby-openssl's socket waits, until the socket can do
+         * one of {@code operations} ({@code SelectionKey.OP_READ},
+         * {@code OP_WRITE}): interrupted by {@code Thread#raise},
+         * {@code #kill} and {@code Timeout}, as stock's blocking calls are.
          */
-        void waitFor(boolean write) throws IOException {
-            invoke(waitSelect, self, write ? SelectionKey.OP_WRITE : SelectionKey.OP_READ, true, exception);
+        void waitFor(int operations) throws IOException {
+            invoke(waitSelect, self, operations, true, exception);
         }
 
         /** jruby-openssl's {@code SSLErrorWaitReadable} ("read would block") or {@code SSLErrorWaitWritable} ("write would block"). */

@@ -2,6 +2,7 @@ package org.jruby.ext.fastrandom;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
 import java.util.Collections;
 
 import org.jcodings.specific.ASCIIEncoding;
@@ -20,6 +21,7 @@ import org.jruby.util.ByteList;
 
 import fastrandom.tls.Records;
 import fastrandom.tls.TlsStats;
+import fastrandom.tls.Writes;
 
 /**
  * {@code OpenSSL::SSL::SSLSocket}'s data path in place of jruby-openssl's:
@@ -41,13 +43,18 @@ import fastrandom.tls.TlsStats;
  * <li>a write seals up to four records for each socket write, and takes up
  * to 1 MiB a call, where jruby-openssl takes one record; a blocking write
  * returns once the socket has every record it sealed (waiting for it, where
- * jruby-openssl spins), a non-blocking one with what the socket took, the
- * rest kept in order for the next call.
+ * jruby-openssl spins), a non-blocking one with what it sealed, what the
+ * socket did not take kept in order for the next call; a blocking write
+ * interrupted while it waits has its retry told what it took
+ * ({@link Writes}), as OpenSSL's contract has it;
+ * <li>a read sends what a write left for the socket first, as stock 0.16
+ * does, unless a write on another thread holds the write buffer.
  * </ul>
  * Results are stock's: the same Strings (binary, a given buffer reused and
  * returned), {@code :wait_readable}/{@code :wait_writable} or
  * jruby-openssl's own {@code SSLErrorWait*} errors, EOFError or nil at the
- * end, IOError for a closed stream or engine and for socket errors. What
+ * end, IOError for a closed stream or engine, and for socket errors the
+ * Errno or IOError jruby-openssl raises. What
  * differs is what stock loses: decrypted data not yet read is returned
  * before the end is, a frozen buffer is refused before anything is read,
  * and a non-blocking write that finds encrypted data still waiting for the
@@ -79,8 +86,8 @@ public final class SSLSocketMethods {
         private volatile boolean unchecked;
         /** The thread running the check, whose own calls go through; guarded by this. */
         private Thread checking;
-        /** The check failed: jruby-openssl's methods are back, and calls already in these go to them; guarded by this. */
-        private boolean failed;
+        /** The check failed: jruby-openssl's methods are back, and calls still reaching these go to them. Set before unchecked is cleared. */
+        private volatile boolean failed;
 
         Hooks(RubyModule type, StockMethods stock, SSLSocketFields fields, boolean unchecked) {
             this.type = type;
@@ -94,22 +101,27 @@ public final class SSLSocketMethods {
          * checked (or where no check is needed); else the check runs first
          * ({@link TlsModule#checkFirstUse}: at load, jruby-openssl's Ruby
          * files, whose Buffering every SSLSocket's initialize needs, are not
-         * loaded yet), other threads' calls waiting for it.
+         * loaded yet); other threads' calls meanwhile go to jruby-openssl's
+         * methods, which share the sockets' state.
          */
         boolean usable(ThreadContext context) {
-            if (!unchecked) return true;
+            if (!unchecked) return !failed;
             synchronized (this) {
-                if (checking == Thread.currentThread()) return true;
+                if (checking != null) return checking == Thread.currentThread(); // another thread's calls go to stock's meanwhile
                 if (!unchecked) return !failed;
                 checking = Thread.currentThread();
-                try {
-                    failed = !TlsModule.checkFirstUse(context);
-                } finally {
-                    checking = null;
-                    unchecked = false;
-                }
-                return !failed;
             }
+            boolean passed = false;
+            try {
+                passed = TlsModule.checkFirstUse(context);
+            } finally { // not held while the check runs Ruby code: Thread#raise and Timeout reach it
+                synchronized (this) {
+                    failed = !passed;
+                    unchecked = false;
+                    checking = null;
+                }
+            }
+            return passed;
         }
 
         /** jruby-openssl's {@code name}. */
@@ -224,19 +236,20 @@ public final class SSLSocketMethods {
         if (connection == null) return null;
         Ruby runtime = context.runtime;
         try {
-            while (!Records.flush(connection)) { // encrypted data a write_nonblock left goes first, as on stock
-                if (!blocking) return wouldBlock(context, connection, true);
-                TlsStats.waited();
-                connection.waitFor(true);
-            }
             int ready;
-            while ((ready = Records.fill(connection)) == Records.WOULD_BLOCK) {
+            while (true) {
+                // Encrypted data a write_nonblock left goes first, as on stock; a blocking read
+                // does not wait for the socket to take it (another thread may be writing, and
+                // the peer reading only once it has written), but for either to go on.
+                boolean flushed = flushForRead(connection);
+                if (!flushed && !blocking) return wouldBlock(context, connection, true);
+                if ((ready = Records.fill(connection)) != Records.WOULD_BLOCK) break;
                 if (!blocking) {
                     TlsStats.read(0);
                     return wouldBlock(context, connection, false);
                 }
                 TlsStats.waited();
-                connection.waitFor(false);
+                connection.waitFor(flushed ? SelectionKey.OP_READ : SelectionKey.OP_READ | SelectionKey.OP_WRITE);
             }
             if (ready == Records.END) {
                 TlsStats.read(0);
@@ -248,6 +261,21 @@ public final class SSLSocketMethods {
             return take(runtime, connection.appRead(), count, into);
         } catch (IOException e) {
             throw ioError(runtime, e);
+        }
+    }
+
+    /**
+     * Sends what a write left in the socket's buffer, unless a write on
+     * another thread holds it (that write sends them): true when none is
+     * left for this read to wait for.
+     */
+    private static boolean flushForRead(SSLSocketFields.SocketConnection connection) throws IOException {
+        Writes writes = connection.writes();
+        if (!writes.tryLock()) return true;
+        try {
+            return Records.flush(connection);
+        } finally {
+            writes.unlock();
         }
     }
 
@@ -294,20 +322,43 @@ public final class SSLSocketMethods {
         if (!connection.channel.isOpen()) throw runtime.newIOError("closed stream");
         ByteList bytes = ((RubyString) data).getByteList();
         ByteBuffer source = ByteBuffer.wrap(bytes.getUnsafeBytes(), bytes.getBegin(), bytes.getRealSize());
+        Writes writes = connection.writes();
         int taken = 0;
         try {
             while (true) {
-                if (!Records.flush(connection)) { // sealed records first: a blocking write returns once the socket has them all
+                boolean flushed;
+                writes.lock();
+                try {
+                    flushed = Records.flush(connection);
+                } finally {
+                    writes.unlock();
+                }
+                if (!flushed) { // sealed records first: a blocking write returns once the socket has them all
                     if (!blocking) {
                         if (taken > 0) break;
                         return wouldBlock(context, connection, true);
                     }
                     TlsStats.waited();
-                    connection.waitFor(true);
+                    try {
+                        connection.waitFor(SelectionKey.OP_WRITE);
+                    } catch (Throwable e) { // Timeout, Thread#raise: the caller learns nothing of what this call took
+                        writes.owe(taken);
+                        throw e;
+                    }
                     continue;
                 }
+                if (taken == 0 && writes.owes()) { // the retry of a write interrupted above: told what that one took
+                    taken = writes.repay(source.remaining());
+                    break;
+                }
                 if (!source.hasRemaining() || taken >= MOST_A_WRITE) break;
-                int sealed = Records.seal(connection, source, MOST_A_WRITE - taken);
+                int sealed;
+                writes.lock();
+                try {
+                    sealed = Records.seal(connection, source, MOST_A_WRITE - taken);
+                } finally {
+                    writes.unlock();
+                }
                 if (sealed == 0) break; // the engine takes no data now (a handshake under way)
                 taken += sealed;
             }

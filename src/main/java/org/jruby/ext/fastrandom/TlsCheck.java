@@ -15,12 +15,12 @@ import org.jruby.util.ByteList;
 import fastrandom.tls.TlsStats;
 
 /**
- * The TLS data path's check at load, on a jruby-openssl release the suite
- * has not run on ({@link JRubyOpenSsl#checkAtLoad}): a connection to
- * itself over loopback, both ends jruby-openssl's {@code SSLSocket} in this
- * runtime (the server on {@link OpenSSLChecks}'s P-256 certificate and
- * key), driven from this thread without blocking, through jruby-openssl's
- * Java methods alone (its Ruby files are not loaded yet). 64 KiB each way,
+ * The TLS data path's check at its first use, on a jruby-openssl release
+ * the suite has not run on ({@link TlsModule#checkFirstUse}): a connection
+ * to itself over loopback, both ends jruby-openssl's {@code SSLSocket} in
+ * this runtime (the server on {@link OpenSSLChecks}'s P-256 certificate and
+ * key), driven from this thread without blocking, through the socket's
+ * Java methods alone (none of its Ruby files' methods). 64 KiB each way,
  * sent with {@code syswrite_nonblock} and read with
  * {@code sysread_nonblock} (into a buffer on the client), must come out as
  * it went in; a read with nothing to read must say {@code :wait_readable};

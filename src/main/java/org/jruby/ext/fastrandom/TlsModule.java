@@ -42,11 +42,14 @@ public final class TlsModule {
     }
 
     /**
-     * The calls fast_random's data path answered and the bytes of
-     * application data they returned or took, the waits for a socket, and
-     * the calls it handed to jruby-openssl's methods (before a connection
-     * is up, during its initial handshake). Over the JVM (or the class
-     * loader fast_random's jar is in).
+     * The calls fast_random's data path answered (reads: those that said
+     * {@code :wait_readable} or the end too; writes: those that took data)
+     * and the bytes of application data they returned or took, the waits
+     * for a socket, and the calls it handed to jruby-openssl's methods
+     * (before a connection is up, during its initial handshake, on a
+     * closed IO, with arguments that are not an Integer and a String, empty
+     * reads and writes, during or after a failed check at first use). Over
+     * the JVM (or the class loader fast_random's jar is in).
      */
     @JRubyMethod(name = "stats", meta = true)
     public static IRubyObject stats(ThreadContext context, IRubyObject self) {
@@ -122,7 +125,10 @@ public final class TlsModule {
             runtime.getModule("FastRandom").setInternalVariable(PROBLEM, warning);
             Diagnostics.warn(warning);
         } catch (RuntimeException | LinkageError e) {
-            if (JRubyOpenSsl.isControlFlow(context, e)) throw e;
+            if (JRubyOpenSsl.isControlFlow(context, e)) {
+                runtime.getModule("FastRandom").setInternalVariable(PROBLEM, STAYS + ": its check at its first use was cut short (" + e + ")");
+                throw e;
+            }
             String warning = STAYS + " (its check failed: " + e + ")";
             runtime.getModule("FastRandom").setInternalVariable(PROBLEM, warning);
             Diagnostics.warn(warning);
