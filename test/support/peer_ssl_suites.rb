@@ -1,0 +1,256 @@
+# frozen_string_literal: true
+
+# The peer suites of the TLS data path (SSLSocket#sysread, #sysread_nonblock,
+# #syswrite, #syswrite_nonblock): jruby-openssl's own SSL tests and
+# ruby/openssl's test_ssl.rb and test_pair.rb, each run twice on JRuby
+# 10.1.1.0, stock and with fast_random required before the tests load
+# openssl. A test that passes on stock and does not with fast_random (fails,
+# errors, skips, hangs or never runs, and again when run alone) is a pass→fail.
+#
+#   ruby test/support/peer_ssl_suites.rb [--quick] [--suite NAME]... [--out DIR]
+#
+# Writes DIR/SUITE-stock.jsonl and DIR/SUITE-fast_random.jsonl (each test's
+# outcome, from test/support/peer_ssl_driver.rb) and DIR/SUITE.tsv (test,
+# stock, fast_random); prints each suite's counts and the pass→fail list;
+# exits 1 if there is any, or if no test of a suite passed on stock. DIR is tmp/peer-ssl. --quick leaves out the
+# tests of SLOW (what bin/test runs; --slow runs all); --suite runs one
+# suite (ruby-openssl or jruby-openssl).
+#
+# Where the suites come from: copied once into ~/.cache/fast_random/peer-ssl/
+# (a second run fetches nothing), never into the checkout.
+# - ruby/openssl v3.3.0 (the openssl gem of MRI 3.4): its test/openssl is
+#   carried unchanged as test/mri/openssl by JRuby 10.0.6.0's source release
+#   on Maven Central (org.jruby:jruby-dist:10.0.6.0:zip:src, fetched with
+#   mvn), with MRI's core_assertions.rb and envutil.rb in test/tool/lib.
+# - jruby-openssl v0.16.1's src/test/ruby (0.16.2, which JRuby 10.1.1.0
+#   bundles, has no tag; v0.16.1's tests are its master's): no Maven
+#   repository or Debian package has them, so they are taken from a git
+#   repository of jruby-openssl (a clone, or a bare one) that
+#   FAST_RANDOM_JRUBY_OPENSSL_SOURCE names; without it, and without a copy in
+#   the cache, the suite is left out, saying why. Its test_helper.rb loads
+#   the jruby-openssl of its checkout's lib/ (jopenssl.jar and BouncyCastle's
+#   jars): the copy's lib/ holds those of JRuby 10.1.1.0, taken out of
+#   jruby-complete, so the tests run the jruby-openssl JRuby bundles.
+require "fileutils"
+require "json"
+require "tmpdir"
+
+module PeerSslSuites
+  ROOT = File.expand_path("../..", __dir__)
+  JRUBY = "10.1.1.0"
+  DRIVER = File.join(__dir__, "peer_ssl_driver.rb")
+  CACHE = File.join(ENV.fetch("XDG_CACHE_HOME", File.join(Dir.home, ".cache")), "fast_random", "peer-ssl")
+  M2 = ENV.fetch("FR_M2_REPO", File.join(Dir.home, ".m2", "repository"))
+  OUT = File.join(ROOT, "tmp", "peer-ssl")
+  SOURCE_VARIABLE = "FAST_RANDOM_JRUBY_OPENSSL_SOURCE"
+
+  RUBY_OPENSSL_CARRIER = "org.jruby:jruby-dist:10.0.6.0:zip:src"
+  RUBY_OPENSSL_TAG = "v3.3.0"
+  JRUBY_OPENSSL_TAG = "v0.16.1"
+
+  # A whole run is killed at its deadline (seconds); a test still running is
+  # then counted as hung, and the tests after it as not run.
+  DEADLINE = { quick: 300, full: 1200 }.freeze
+
+  # Left out of --quick, the part bin/test runs: ruby/openssl tests that
+  # fail on stock only after a 30 s wait each (IO#timeout= is not
+  # implemented; the finished messages' test waits out its server thread).
+  # A test that fails on stock cannot turn pass→fail, so --quick loses no
+  # pass→fail; bin/test --slow runs them too, to see that they still fail.
+  SLOW = {
+    "ruby-openssl" => %w[OpenSSL::TestSSL#test_read_with_timeout OpenSSL::TestSSL#test_finished_messages],
+    "jruby-openssl" => []
+  }.freeze
+
+  Suite = Struct.new(:name, :dir, :files, :load_path, :missing, keyword_init: true)
+
+  module_function
+
+  NAMES = %w[ruby-openssl jruby-openssl].freeze
+
+  # The suite +name+, fetched and copied into the cache first if it is not
+  # there yet; a suite that cannot be had says why in its +missing+.
+  def suite(name)
+    case name
+    when "ruby-openssl" then ruby_openssl
+    when "jruby-openssl" then jruby_openssl
+    else raise ArgumentError, "no suite #{name} (#{NAMES.join(', ')})"
+    end
+  end
+
+  def ruby_openssl
+    copy = File.join(CACHE, "ruby-openssl-#{RUBY_OPENSSL_TAG}")
+    cache(copy) do |work|
+      zip = maven(RUBY_OPENSSL_CARRIER)
+      top = "jruby-#{RUBY_OPENSSL_CARRIER.split(':')[2]}/test"
+      tool_lib = %w[core_assertions.rb envutil.rb find_executable.rb memory_status.rb]
+      run!("unzip", "-q", zip, "#{top}/mri/openssl/*", *tool_lib.map { |f| "#{top}/tool/lib/#{f}" }, "-d", work)
+      FileUtils.mv(File.join(work, top, "mri", "openssl"), File.join(work, "openssl"))
+      # Only these files of MRI's tool/lib: its test/unit.rb is MRI's own
+      # runner, which would shadow the test-unit gem.
+      FileUtils.mv(File.join(work, top, "tool", "lib"), File.join(work, "lib"))
+      FileUtils.rm_rf(File.join(work, top.split("/").first))
+    end
+    Suite.new(name: "ruby-openssl", dir: File.join(copy, "openssl"), files: %w[test_ssl.rb test_pair.rb],
+              load_path: [File.join(copy, "openssl"), File.join(copy, "lib")])
+  end
+
+  def jruby_openssl
+    copy = File.join(CACHE, "jruby-openssl-#{JRUBY_OPENSSL_TAG}-jruby-#{JRUBY}")
+    source = ENV[SOURCE_VARIABLE].to_s
+    unless File.file?(File.join(copy, ".complete")) || !source.empty?
+      return Suite.new(name: "jruby-openssl", missing: "jruby-openssl's tests are on no Maven repository or Debian " \
+                       "package: set #{SOURCE_VARIABLE} to a git repository of jruby-openssl (a clone) once")
+    end
+
+    cache(copy) do |work|
+      run!("sh", "-c", 'git -C "$1" archive "$2" src/test/ruby | tar -x -C "$3"', "-", source, JRUBY_OPENSSL_TAG, work)
+      jar = File.join(M2, "org/jruby/jruby-complete", JRUBY, "jruby-complete-#{JRUBY}.jar")
+      stdlib = "META-INF/jruby.home/lib/ruby/stdlib"
+      run!("unzip", "-q", jar, "#{stdlib}/jopenssl.jar", "#{stdlib}/org/bouncycastle/*", "-d", work)
+      FileUtils.mv(File.join(work, stdlib), File.join(work, "lib"))
+      FileUtils.rm_rf(File.join(work, "META-INF"))
+    end
+    dir = File.join(copy, "src", "test", "ruby", "ssl")
+    Suite.new(name: "jruby-openssl", dir: dir, files: Dir.children(dir).grep(/\Atest_.*\.rb\z/).sort, load_path: [])
+  end
+
+  # Makes +copy+ once: the block fills a fresh directory, which becomes
+  # +copy+ whole, so an interrupted copy is made again next time.
+  def cache(copy)
+    return if File.file?(File.join(copy, ".complete"))
+
+    FileUtils.mkdir_p(CACHE)
+    work = Dir.mktmpdir("partial-", CACHE)
+    yield work
+    File.write(File.join(work, ".complete"), "")
+    FileUtils.rm_rf(copy)
+    File.rename(work, copy)
+  ensure
+    FileUtils.rm_rf(work) if work && File.directory?(work)
+  end
+
+  # The path of group:artifact:version[:type[:classifier]] in the local Maven
+  # repository, downloaded from Maven Central first if it is not there.
+  def maven(coordinate)
+    group, artifact, version, type, classifier = coordinate.split(":")
+    name = [artifact, version, classifier].compact.join("-") + ".#{type || 'jar'}"
+    path = File.join(M2, group.tr(".", "/"), artifact, version, name)
+    artifact_spec = [group, artifact, version, type || "jar", classifier].compact.join(":")
+    run!("mvn", "-q", "-B", "dependency:get", "-Dartifact=#{artifact_spec}", "-Dtransitive=false") unless File.file?(path)
+    path
+  end
+
+  def run!(*command)
+    system(*command, out: File::NULL) or raise "failed: #{command.join(' ')}"
+  end
+
+  # Runs +suite+ in one JRuby; returns {test => outcome}. A test that started
+  # and never ended is "hung".
+  def run_suite(suite, fast_random:, quick:, out:, only: nil, label: fast_random ? "fast_random" : "stock")
+    results = File.join(out, "#{suite.name}-#{label}.jsonl")
+    left_out = quick ? SLOW.fetch(suite.name).map { |test| "--ignore-name=#{test}" } : []
+    command = [File.join(ROOT, "bin/jruby"), "--jruby", JRUBY, "--start-archive",
+               *(fast_random ? ["-rfast_random"] : []), *suite.load_path.flat_map { |dir| ["-I", dir] },
+               DRIVER, results, *(only ? ["--only=#{only.join(',')}"] : []), *suite.files, "--", *left_out]
+    log = File.join(out, File.basename(results, ".jsonl") + ".log")
+    environment = { "BC_VERSION" => nil, "OPENSSL_TEST_SUITE" => nil } # read by jruby-openssl's test_helper
+    pid = Process.spawn(environment, *command, chdir: suite.dir, in: File::NULL, out: log, err: %i[child out], pgroup: true)
+    wait(pid, DEADLINE.fetch(quick ? :quick : :full))
+    outcomes(results)
+  end
+
+  # Waits for +pid+; kills its process group at the deadline.
+  def wait(pid, deadline)
+    finish = Process.clock_gettime(Process::CLOCK_MONOTONIC) + deadline
+    until Process.wait(pid, Process::WNOHANG)
+      if Process.clock_gettime(Process::CLOCK_MONOTONIC) > finish
+        Process.kill("KILL", -pid)
+        Process.wait(pid)
+        break
+      end
+      sleep 0.5
+    end
+  end
+
+  def outcomes(results)
+    records(results).each_with_object({}) do |record, outcomes|
+      if record["started"]
+        outcomes[record["started"]] = "hung"
+      elsif record["test"]
+        outcomes[record["test"]] = record["outcome"]
+      end
+    end
+  end
+
+  # What ran a suite (the driver's last line), or {} if it did not end.
+  def run_info(results)
+    records(results).map { |record| record["run"] }.compact.last || {}
+  end
+
+  def records(results)
+    File.file?(results) ? File.readlines(results).map { |line| JSON.parse(line) } : []
+  end
+
+  # Stock and fast_random side by side (two JRubies at once: the suites
+  # mostly wait on sockets); a test that passed on stock and not with
+  # fast_random is run alone with fast_random again, and is a pass→fail if
+  # it does not pass then either (one that does is reported as intermittent).
+  # Returns {stock:, fast_random:, pass_to_fail:, intermittent:, run:}, run
+  # being what the fast_random side reported it ran (run_info).
+  def compare(suite, quick:, out:)
+    stock, fast_random = [false, true].map do |fast|
+      Thread.new { run_suite(suite, fast_random: fast, quick: quick, out: out) }
+    end.map(&:value)
+    suspects = stock.select { |test, outcome| outcome == "pass" && fast_random[test] != "pass" }.keys
+    again = suspects.empty? ? {} : run_suite(suite, fast_random: true, quick: quick, out: out, only: suspects, label: "fast_random-again")
+    File.write(File.join(out, "#{suite.name}.tsv"),
+               (stock.keys | fast_random.keys).sort.map { |t| [t, stock[t] || "not run", fast_random[t] || "not run"].join("\t") + "\n" }.join)
+    { stock: stock, fast_random: fast_random,
+      pass_to_fail: suspects.reject { |t| again[t] == "pass" }.to_h { |t| [t, fast_random[t] || "not run"] },
+      intermittent: suspects.select { |t| again[t] == "pass" },
+      run: run_info(File.join(out, "#{suite.name}-fast_random.jsonl")) }
+  end
+
+  def counts(outcomes)
+    outcomes.values.tally.sort.map { |outcome, n| "#{n} #{outcome}" }.join(", ")
+  end
+
+  def main(argv)
+    quick = argv.delete("--quick")
+    out = (i = argv.index("--out")) ? argv.slice!(i, 2).last : OUT
+    names = []
+    while (i = argv.index("--suite"))
+      names << argv.slice!(i, 2).last
+    end
+    abort "usage: #{$PROGRAM_NAME} [--quick] [--suite NAME]... [--out DIR]" unless argv.empty?
+    FileUtils.mkdir_p(out)
+
+    regressions = 0
+    broken = false
+    (names.empty? ? NAMES : names).map { |name| suite(name) }.each do |suite|
+      if suite.missing
+        puts "#{suite.name}: left out: #{suite.missing}"
+        next
+      end
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = compare(suite, quick: quick, out: out)
+      seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+      run = result[:run]
+      puts format("%s (%s, %.0f s): stock %s; fast_random %s (%s, TLS hook: %s)", suite.name, quick ? "quick" : "full",
+                  seconds, counts(result[:stock]), counts(result[:fast_random]), run["fast_random"] || "did not end",
+                  run.fetch("tls_installed", "not built"))
+      unless result[:stock].value?("pass")
+        puts "  no test passed on stock: the suite did not run (#{File.join(out, "#{suite.name}-stock.log")})"
+        broken = true
+      end
+      result[:intermittent].each { |t| puts "  intermittent (passed when run again): #{t}" }
+      result[:pass_to_fail].each { |t, outcome| puts "  pass→fail: #{t} (#{outcome})" }
+      regressions += result[:pass_to_fail].size
+    end
+    puts "#{regressions} pass→fail"
+    regressions.zero? && !broken
+  end
+end
+
+exit(PeerSslSuites.main(ARGV.dup)) if $PROGRAM_NAME == __FILE__
