@@ -1,0 +1,29 @@
+# frozen_string_literal: true
+
+# Passes 10.1: the suites run on JRuby 10.1.1.0 and its jruby-openssl in children of their own, whatever pass starts them.
+
+require_relative "../test_helper"
+require_relative "../support/peer_ssl_suites"
+
+# The peer suites of the TLS data path (test/support/peer_ssl_suites.rb):
+# jruby-openssl's own SSL tests and ruby/openssl's test_ssl.rb and
+# test_pair.rb, run stock and with fast_random required first. No test that
+# passes on stock may fail, error, skip, hang or go unrun with fast_random.
+# bin/test leaves out the two ruby/openssl tests that take 30 s each to fail
+# on stock (PeerSslSuites::SLOW); bin/test --slow runs them too. The
+# outcomes of each run are in tmp/peer-ssl/.
+class PeerSslSuitesTest < Minitest::Test
+  PeerSslSuites::NAMES.each do |name|
+    define_method("test_#{name.tr('-', '_')}_passes_with_fast_random_where_it_passes_on_stock") do
+      suite = PeerSslSuites.suite(name)
+      skip suite.missing if suite.missing
+
+      result = PeerSslSuites.compare(suite, quick: !ENV["FAST_RANDOM_SLOW"], out: PeerSslSuites::OUT)
+      logs = File.join(PeerSslSuites::OUT, "#{name}-*.log")
+      assert result[:stock].value?("pass"), "no test of #{name} passed on stock: the suite did not run (#{logs})"
+      assert result[:run]["fast_random"], "the run with fast_random did not end, or had no fast_random (#{logs})"
+      result[:intermittent].each { |test| warn "#{name}: #{test} failed with fast_random once, and passed run alone" }
+      assert_empty result[:pass_to_fail], "pass→fail in #{name} (#{logs})"
+    end
+  end
+end
