@@ -33,6 +33,7 @@
 #   jruby-complete, so the tests run the jruby-openssl JRuby bundles.
 require "fileutils"
 require "json"
+require "open3"
 require "tmpdir"
 
 module PeerSslSuites
@@ -48,15 +49,20 @@ module PeerSslSuites
   RUBY_OPENSSL_TAG = "v3.3.0"
   JRUBY_OPENSSL_TAG = "v0.16.1"
 
-  # A whole run is killed at its deadline (seconds); a test still running is
-  # then counted as hung, and the tests after it as not run.
-  DEADLINE = { quick: 300, full: 1200 }.freeze
+  # A run (its resumes included) is killed at its deadline (seconds); a
+  # test still running is then counted as hung, and the tests after it as
+  # not run. A run goes on after at most RESUMES tests that hang.
+  DEADLINE = { quick: 600, full: 1500 }.freeze
+  RESUMES = 3
+  # A pass→fail is run alone once more, to tell an intermittent one, when
+  # there are at most this many.
+  CONFIRM = 10
 
-  # Left out of --quick, the part bin/test runs: ruby/openssl tests that
-  # fail on stock only after a 30 s wait each (IO#timeout= is not
-  # implemented; the finished messages' test waits out its server thread).
-  # A test that fails on stock cannot turn pass→fail, so --quick loses no
-  # pass→fail; bin/test --slow runs them too, to see that they still fail.
+  # Left out of --quick, the part bin/test runs: two ruby/openssl tests
+  # that fail on stock only after a 30 s wait each (jruby-openssl has no
+  # SSLSocket#timeout= nor #finished_message, and the tests wait out their
+  # server threads). A test that fails on stock cannot turn pass→fail, so
+  # --quick loses none; bin/test --slow runs them, to see that they still fail.
   SLOW = {
     "ruby-openssl" => %w[OpenSSL::TestSSL#test_read_with_timeout OpenSSL::TestSSL#test_finished_messages],
     "jruby-openssl" => []
@@ -104,7 +110,10 @@ module PeerSslSuites
     end
 
     cache(copy) do |work|
-      run!("sh", "-c", 'git -C "$1" archive "$2" src/test/ruby | tar -x -C "$3"', "-", source, JRUBY_OPENSSL_TAG, work)
+      tests = File.join(work, "tests.tar")
+      run!("git", "-C", source, "archive", "--output", tests, JRUBY_OPENSSL_TAG, "src/test/ruby")
+      run!("tar", "-x", "-f", tests, "-C", work)
+      File.delete(tests)
       jar = File.join(M2, "org/jruby/jruby-complete", JRUBY, "jruby-complete-#{JRUBY}.jar")
       stdlib = "META-INF/jruby.home/lib/ruby/stdlib"
       run!("unzip", "-q", jar, "#{stdlib}/jopenssl.jar", "#{stdlib}/org/bouncycastle/*", "-d", work)
@@ -112,7 +121,8 @@ module PeerSslSuites
       FileUtils.rm_rf(File.join(work, "META-INF"))
     end
     dir = File.join(copy, "src", "test", "ruby", "ssl")
-    Suite.new(name: "jruby-openssl", dir: dir, files: Dir.children(dir).grep(/\Atest_.*\.rb\z/).sort, load_path: [])
+    files = Dir.children(dir).grep(/\Atest_.*\.rb\z/) - ["test_helper.rb"]
+    Suite.new(name: "jruby-openssl", dir: dir, files: files.sort, load_path: [])
   end
 
   # Makes +copy+ once: the block fills a fresh directory, which becomes
@@ -137,34 +147,53 @@ module PeerSslSuites
     name = [artifact, version, classifier].compact.join("-") + ".#{type || 'jar'}"
     path = File.join(M2, group.tr(".", "/"), artifact, version, name)
     artifact_spec = [group, artifact, version, type || "jar", classifier].compact.join(":")
-    run!("mvn", "-q", "-B", "dependency:get", "-Dartifact=#{artifact_spec}", "-Dtransitive=false") unless File.file?(path)
+    unless File.file?(path)
+      run!("mvn", "-q", "-B", "dependency:get", "-Dartifact=#{artifact_spec}", "-Dtransitive=false",
+           "-Dmaven.repo.local=#{M2}")
+    end
     path
   end
 
   def run!(*command)
-    system(*command, out: File::NULL) or raise "failed: #{command.join(' ')}"
+    output, status = Open3.capture2e(*command)
+    raise "failed: #{command.join(' ')}\n#{output}" unless status.success?
   end
 
-  # Runs +suite+ in one JRuby; returns {test => outcome}. A test that started
-  # and never ended is "hung".
-  def run_suite(suite, fast_random:, quick:, out:, only: nil, label: fast_random ? "fast_random" : "stock")
+  # Runs +suite+ in a JRuby; returns {test => outcome}. When a test hangs
+  # (the driver writes it down and exits, or the run's deadline kills it),
+  # the tests not yet run go on in a new JRuby, up to RESUMES times; those
+  # left then count as not run.
+  def run_suite(suite, fast_random:, quick:, out:, env: {}, only: nil, label: fast_random ? "fast_random" : "stock")
     results = File.join(out, "#{suite.name}-#{label}.jsonl")
-    left_out = quick ? SLOW.fetch(suite.name).map { |test| "--ignore-name=#{test}" } : []
-    command = [File.join(ROOT, "bin/jruby"), "--jruby", JRUBY, "--start-archive",
-               *(fast_random ? ["-rfast_random"] : []), *suite.load_path.flat_map { |dir| ["-I", dir] },
-               DRIVER, results, *(only ? ["--only=#{only.join(',')}"] : []), *suite.files, "--", *left_out]
-    log = File.join(out, File.basename(results, ".jsonl") + ".log")
-    environment = { "BC_VERSION" => nil, "OPENSSL_TEST_SUITE" => nil } # read by jruby-openssl's test_helper
-    pid = Process.spawn(environment, *command, chdir: suite.dir, in: File::NULL, out: log, err: %i[child out], pgroup: true)
-    wait(pid, DEADLINE.fetch(quick ? :quick : :full))
+    log = File.join(out, "#{suite.name}-#{label}.log")
+    FileUtils.rm_f([results, log])
+    finish = now + DEADLINE.fetch(quick ? :quick : :full)
+    wanted = only
+    (RESUMES + 1).times do
+      pid = Process.spawn(env.merge("BC_VERSION" => nil, "OPENSSL_TEST_SUITE" => nil), # read by jruby-openssl's test_helper
+                          *command(suite, fast_random, quick, results, wanted),
+                          chdir: suite.dir, in: File::NULL, out: [log, "a"], err: %i[child out], pgroup: true)
+      wait(pid, finish)
+      break unless run_info(results).empty? # it ended
+
+      planned = records(results).find { |record| record["planned"] }&.fetch("planned") or break
+      wanted = planned - outcomes(results).keys
+      break if wanted.empty? || now > finish
+    end
     outcomes(results)
   end
 
-  # Waits for +pid+; kills its process group at the deadline.
-  def wait(pid, deadline)
-    finish = Process.clock_gettime(Process::CLOCK_MONOTONIC) + deadline
+  def command(suite, fast_random, quick, results, only)
+    left_out = quick ? SLOW.fetch(suite.name).map { |test| "--ignore-name=#{test}" } : []
+    [File.join(ROOT, "bin/jruby"), "--jruby", JRUBY, "--start-archive", *(fast_random ? ["-rfast_random"] : []),
+     *suite.load_path.flat_map { |dir| ["-I", dir] },
+     DRIVER, results, *(only ? ["--only=#{only.join(',')}"] : []), *suite.files, "--", *left_out]
+  end
+
+  # Waits for +pid+; kills its process group at +finish+.
+  def wait(pid, finish)
     until Process.wait(pid, Process::WNOHANG)
-      if Process.clock_gettime(Process::CLOCK_MONOTONIC) > finish
+      if now > finish
         Process.kill("KILL", -pid)
         Process.wait(pid)
         break
@@ -172,6 +201,8 @@ module PeerSslSuites
       sleep 0.5
     end
   end
+
+  def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
   def outcomes(results)
     records(results).each_with_object({}) do |record, outcomes|
@@ -192,20 +223,23 @@ module PeerSslSuites
     File.file?(results) ? File.readlines(results).map { |line| JSON.parse(line) } : []
   end
 
-  # Stock and fast_random side by side (two JRubies at once: the suites
-  # mostly wait on sockets); a test that passed on stock and not with
-  # fast_random is run alone with fast_random again, and is a pass→fail if
-  # it does not pass then either (one that does is reported as intermittent).
+  # Stock and fast_random side by side (two JRubies at once); a test that
+  # passed on stock and not with fast_random is run again with fast_random
+  # (CONFIRM of them at most, alone), and is a pass→fail if it does not pass
+  # then either (one that does is reported as intermittent).
   # Returns {stock:, fast_random:, pass_to_fail:, intermittent:, run:}, run
-  # being what the fast_random side reported it ran (run_info).
-  def compare(suite, quick:, out:)
+  # being what the fast_random side reported it ran (run_info). +env+ is
+  # added to the JRubies' environment.
+  def compare(suite, quick:, out:, env: {})
     stock, fast_random = [false, true].map do |fast|
-      Thread.new { run_suite(suite, fast_random: fast, quick: quick, out: out) }
+      Thread.new { run_suite(suite, fast_random: fast, quick: quick, out: out, env: env) }
     end.map(&:value)
     suspects = stock.select { |test, outcome| outcome == "pass" && fast_random[test] != "pass" }.keys
-    again = suspects.empty? ? {} : run_suite(suite, fast_random: true, quick: quick, out: out, only: suspects, label: "fast_random-again")
-    File.write(File.join(out, "#{suite.name}.tsv"),
-               (stock.keys | fast_random.keys).sort.map { |t| [t, stock[t] || "not run", fast_random[t] || "not run"].join("\t") + "\n" }.join)
+    again = if suspects.empty? || suspects.size > CONFIRM then {}
+            else run_suite(suite, fast_random: true, quick: quick, out: out, env: env, only: suspects, label: "fast_random-again")
+            end
+    table = (stock.keys | fast_random.keys).sort.map { |t| [t, stock[t] || "not run", fast_random[t] || "not run"] }
+    File.write(File.join(out, "#{suite.name}.tsv"), table.map { |row| row.join("\t") + "\n" }.join)
     { stock: stock, fast_random: fast_random,
       pass_to_fail: suspects.reject { |t| again[t] == "pass" }.to_h { |t| [t, fast_random[t] || "not run"] },
       intermittent: suspects.select { |t| again[t] == "pass" },
