@@ -3,18 +3,20 @@
 # The peer suites of the TLS data path (SSLSocket#sysread, #sysread_nonblock,
 # #syswrite, #syswrite_nonblock): jruby-openssl's own SSL tests and
 # ruby/openssl's test_ssl.rb and test_pair.rb, each run twice on JRuby
-# 10.1.1.0, stock and with fast_random required before the tests load
-# openssl. A test that passes on stock and does not with fast_random (fails,
-# errors, skips, hangs or never runs, and again when run alone) is a pass→fail.
+# 10.1.1.0 (or --jruby's release, with its jruby-openssl), stock and with
+# fast_random required before the tests load openssl. A test that passes on
+# stock and does not with fast_random (fails, errors, skips, hangs or never
+# runs, and again when run alone) is a pass→fail.
 #
-#   ruby test/support/peer_ssl_suites.rb [--quick] [--suite NAME]... [--out DIR]
+#   ruby test/support/peer_ssl_suites.rb [--quick] [--suite NAME]... [--jruby RELEASE] [--out DIR]
 #
 # Writes DIR/SUITE-stock.jsonl and DIR/SUITE-fast_random.jsonl (each test's
 # outcome, from test/support/peer_ssl_driver.rb) and DIR/SUITE.tsv (test,
 # stock, fast_random); prints each suite's counts and the pass→fail list;
-# exits 1 if there is any, or if no test of a suite passed on stock. DIR is tmp/peer-ssl. --quick leaves out the
-# tests of SLOW (what bin/test runs; --slow runs all); --suite runs one
-# suite (ruby-openssl or jruby-openssl).
+# exits 1 if there is any, or if no test of a suite passed on stock. DIR is
+# tmp/peer-ssl. --quick leaves out the tests of SLOW (what bin/test runs;
+# bin/test --slow runs all); --suite runs one suite (ruby-openssl or
+# jruby-openssl).
 #
 # Where the suites come from: copied once into ~/.cache/fast_random/peer-ssl/
 # (a second run fetches nothing), never into the checkout.
@@ -29,8 +31,8 @@
 #   FAST_RANDOM_JRUBY_OPENSSL_SOURCE names; without it, and without a copy in
 #   the cache, the suite is left out, saying why. Its test_helper.rb loads
 #   the jruby-openssl of its checkout's lib/ (jopenssl.jar and BouncyCastle's
-#   jars): the copy's lib/ holds those of JRuby 10.1.1.0, taken out of
-#   jruby-complete, so the tests run the jruby-openssl JRuby bundles.
+#   jars): the copy's lib/ holds those of the JRuby they run on, taken out of
+#   its jruby-complete, so the tests run the jruby-openssl that JRuby bundles.
 require "fileutils"
 require "json"
 require "open3"
@@ -38,7 +40,7 @@ require "tmpdir"
 
 module PeerSslSuites
   ROOT = File.expand_path("../..", __dir__)
-  JRUBY = "10.1.1.0"
+  JRUBY = "10.1.1.0" # the JRuby they run on, unless told another (--jruby)
   DRIVER = File.join(__dir__, "peer_ssl_driver.rb")
   CACHE = File.join(ENV.fetch("XDG_CACHE_HOME", File.join(Dir.home, ".cache")), "fast_random", "peer-ssl")
   M2 = ENV.fetch("FR_M2_REPO", File.join(Dir.home, ".m2", "repository"))
@@ -68,23 +70,24 @@ module PeerSslSuites
     "jruby-openssl" => []
   }.freeze
 
-  Suite = Struct.new(:name, :dir, :files, :load_path, :missing, keyword_init: true)
+  Suite = Struct.new(:name, :jruby, :dir, :files, :load_path, :missing, keyword_init: true)
 
   module_function
 
   NAMES = %w[ruby-openssl jruby-openssl].freeze
 
-  # The suite +name+, fetched and copied into the cache first if it is not
-  # there yet; a suite that cannot be had says why in its +missing+.
-  def suite(name)
+  # The suite +name+ on JRuby +jruby+, fetched and copied into the cache
+  # first if it is not there yet; a suite that cannot be had says why in its
+  # +missing+.
+  def suite(name, jruby: JRUBY)
     case name
-    when "ruby-openssl" then ruby_openssl
-    when "jruby-openssl" then jruby_openssl
+    when "ruby-openssl" then ruby_openssl(jruby)
+    when "jruby-openssl" then jruby_openssl(jruby)
     else raise ArgumentError, "no suite #{name} (#{NAMES.join(', ')})"
     end
   end
 
-  def ruby_openssl
+  def ruby_openssl(jruby)
     copy = File.join(CACHE, "ruby-openssl-#{RUBY_OPENSSL_TAG}")
     cache(copy) do |work|
       zip = maven(RUBY_OPENSSL_CARRIER)
@@ -97,32 +100,38 @@ module PeerSslSuites
       FileUtils.mv(File.join(work, top, "tool", "lib"), File.join(work, "lib"))
       FileUtils.rm_rf(File.join(work, top.split("/").first))
     end
-    Suite.new(name: "ruby-openssl", dir: File.join(copy, "openssl"), files: %w[test_ssl.rb test_pair.rb],
-              load_path: [File.join(copy, "openssl"), File.join(copy, "lib")])
+    Suite.new(name: "ruby-openssl", jruby: jruby, dir: File.join(copy, "openssl"),
+              files: %w[test_ssl.rb test_pair.rb], load_path: [File.join(copy, "openssl"), File.join(copy, "lib")])
   end
 
-  def jruby_openssl
-    copy = File.join(CACHE, "jruby-openssl-#{JRUBY_OPENSSL_TAG}-jruby-#{JRUBY}")
+  def jruby_openssl(jruby)
+    tests = File.join(CACHE, "jruby-openssl-#{JRUBY_OPENSSL_TAG}")
     source = ENV[SOURCE_VARIABLE].to_s
-    unless File.file?(File.join(copy, ".complete")) || !source.empty?
-      return Suite.new(name: "jruby-openssl", missing: "jruby-openssl's tests are on no Maven repository or Debian " \
-                       "package: set #{SOURCE_VARIABLE} to a git repository of jruby-openssl (a clone) once")
+    if source.empty? && !File.file?(File.join(tests, ".complete"))
+      return Suite.new(name: "jruby-openssl", jruby: jruby,
+                       missing: "jruby-openssl's tests are on no Maven repository or Debian package: " \
+                                "set #{SOURCE_VARIABLE} to a git repository of jruby-openssl (a clone) once")
     end
 
+    cache(tests) do |work|
+      tar = File.join(work, "tests.tar")
+      run!("git", "-C", source, "archive", "--output", tar, JRUBY_OPENSSL_TAG, "src/test/ruby")
+      run!("tar", "-x", "-f", tar, "-C", work)
+      File.delete(tar)
+    end
+    # The tests beside a lib/ of this JRuby's jruby-openssl, one copy per JRuby.
+    copy = File.join(CACHE, "jruby-openssl-#{JRUBY_OPENSSL_TAG}-jruby-#{jruby}")
     cache(copy) do |work|
-      tests = File.join(work, "tests.tar")
-      run!("git", "-C", source, "archive", "--output", tests, JRUBY_OPENSSL_TAG, "src/test/ruby")
-      run!("tar", "-x", "-f", tests, "-C", work)
-      File.delete(tests)
-      jar = File.join(M2, "org/jruby/jruby-complete", JRUBY, "jruby-complete-#{JRUBY}.jar")
+      FileUtils.cp_r(File.join(tests, "src"), work)
       stdlib = "META-INF/jruby.home/lib/ruby/stdlib"
-      run!("unzip", "-q", jar, "#{stdlib}/jopenssl.jar", "#{stdlib}/org/bouncycastle/*", "-d", work)
+      run!("unzip", "-q", maven("org.jruby:jruby-complete:#{jruby}"), "#{stdlib}/jopenssl.jar",
+           "#{stdlib}/org/bouncycastle/*", "-d", work)
       FileUtils.mv(File.join(work, stdlib), File.join(work, "lib"))
       FileUtils.rm_rf(File.join(work, "META-INF"))
     end
     dir = File.join(copy, "src", "test", "ruby", "ssl")
     files = Dir.children(dir).grep(/\Atest_.*\.rb\z/) - ["test_helper.rb"]
-    Suite.new(name: "jruby-openssl", dir: dir, files: files.sort, load_path: [])
+    Suite.new(name: "jruby-openssl", jruby: jruby, dir: dir, files: files.sort, load_path: [])
   end
 
   # Makes +copy+ once: the block fills a fresh directory, which becomes
@@ -185,7 +194,7 @@ module PeerSslSuites
 
   def command(suite, fast_random, quick, results, only)
     left_out = quick ? SLOW.fetch(suite.name).map { |test| "--ignore-name=#{test}" } : []
-    [File.join(ROOT, "bin/jruby"), "--jruby", JRUBY, "--start-archive", *(fast_random ? ["-rfast_random"] : []),
+    [File.join(ROOT, "bin/jruby"), "--jruby", suite.jruby, "--start-archive", *(fast_random ? ["-rfast_random"] : []),
      *suite.load_path.flat_map { |dir| ["-I", dir] },
      DRIVER, results, *(only ? ["--only=#{only.join(',')}"] : []), *suite.files, "--", *left_out]
   end
@@ -253,16 +262,17 @@ module PeerSslSuites
   def main(argv)
     quick = argv.delete("--quick")
     out = (i = argv.index("--out")) ? argv.slice!(i, 2).last : OUT
+    jruby = (i = argv.index("--jruby")) ? argv.slice!(i, 2).last : JRUBY
     names = []
     while (i = argv.index("--suite"))
       names << argv.slice!(i, 2).last
     end
-    abort "usage: #{$PROGRAM_NAME} [--quick] [--suite NAME]... [--out DIR]" unless argv.empty?
+    abort "usage: #{$PROGRAM_NAME} [--quick] [--suite NAME]... [--jruby RELEASE] [--out DIR]" unless argv.empty?
     FileUtils.mkdir_p(out)
 
     regressions = 0
     broken = false
-    (names.empty? ? NAMES : names).map { |name| suite(name) }.each do |suite|
+    (names.empty? ? NAMES : names).map { |name| suite(name, jruby: jruby) }.each do |suite|
       if suite.missing
         puts "#{suite.name}: left out: #{suite.missing}"
         next
@@ -271,9 +281,9 @@ module PeerSslSuites
       result = compare(suite, quick: quick, out: out)
       seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
       run = result[:run]
-      puts format("%s (%s, %.0f s): stock %s; fast_random %s (%s, TLS hook: %s)", suite.name, quick ? "quick" : "full",
-                  seconds, counts(result[:stock]), counts(result[:fast_random]), run["fast_random"] || "did not end",
-                  run.fetch("tls_installed", "not built"))
+      puts format("%s on JRuby %s (%s, %.0f s): stock %s; fast_random %s (%s, TLS hook: %s)", suite.name, suite.jruby,
+                  quick ? "quick" : "full", seconds, counts(result[:stock]), counts(result[:fast_random]),
+                  run["fast_random"] || "did not end", run.fetch("tls_installed", "not built"))
       unless result[:stock].value?("pass")
         puts "  no test passed on stock: the suite did not run (#{File.join(out, "#{suite.name}-stock.log")})"
         broken = true
