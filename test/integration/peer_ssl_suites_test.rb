@@ -12,7 +12,7 @@ require_relative "../support/peer_ssl_suites"
 # first. No test that passes on stock may fail, error, skip, hang or go
 # unrun with fast_random. bin/test leaves out the two ruby/openssl tests
 # that take 30 s each to fail on stock (PeerSslSuites::SLOW); bin/test
-# --slow runs them too. The outcomes of each run are in tmp/peer-ssl/.
+# --slow runs them too. The outcomes of each run are in tmp/peer-ssl/RELEASE/.
 class PeerSslSuitesTest < Minitest::Test
   PeerSslSuites::NAMES.each do |name|
     define_method("test_#{name.tr('-', '_')}_passes_with_fast_random_where_it_passes_on_stock") do
@@ -22,9 +22,11 @@ class PeerSslSuitesTest < Minitest::Test
       # The JRubies load the shipped library, as a user's do: the pass's
       # stand-in build runs RSA's IFMA code on slow C stand-ins, which would
       # double the time of the side with fast_random and prove nothing of TLS.
-      result = PeerSslSuites.compare(suite, quick: !ENV["FAST_RANDOM_SLOW"], out: PeerSslSuites::OUT,
+      out = File.join(PeerSslSuites::OUT, suite.jruby)
+      FileUtils.mkdir_p(out)
+      result = PeerSslSuites.compare(suite, quick: !ENV["FAST_RANDOM_SLOW"], out: out,
                                             env: { "FAST_RANDOM_NATIVE_LIBRARY" => nil })
-      logs = File.join(PeerSslSuites::OUT, "#{name}-*.log")
+      logs = File.join(out, "#{name}-*.log")
       assert result[:stock].value?("pass"), "no test of #{name} passed on stock: the suite did not run (#{logs})"
       result[:intermittent].each { |test| warn "#{name}: #{test} failed with fast_random once, and passed run alone" }
       assert_empty result[:pass_to_fail], "pass→fail in #{name} (#{logs})"

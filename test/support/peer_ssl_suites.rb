@@ -14,7 +14,7 @@
 # outcome, from test/support/peer_ssl_driver.rb) and DIR/SUITE.tsv (test,
 # stock, fast_random); prints each suite's counts and the pass→fail list;
 # exits 1 if there is any, or if no test of a suite passed on stock. DIR is
-# tmp/peer-ssl. --quick leaves out the tests of SLOW (what bin/test runs;
+# tmp/peer-ssl/RELEASE. --quick leaves out the tests of SLOW (what bin/test runs;
 # bin/test --slow runs all); --suite runs one suite (ruby-openssl or
 # jruby-openssl).
 #
@@ -143,8 +143,12 @@ module PeerSslSuites
     work = Dir.mktmpdir("partial-", CACHE)
     yield work
     File.write(File.join(work, ".complete"), "")
-    FileUtils.rm_rf(copy)
-    File.rename(work, copy)
+    FileUtils.rm_rf(copy) # one left unfinished by hand; this code makes none
+    begin
+      File.rename(work, copy)
+    rescue Errno::ENOTEMPTY, Errno::EEXIST
+      nil # another run made it meanwhile
+    end
   ensure
     FileUtils.rm_rf(work) if work && File.directory?(work)
   end
@@ -240,6 +244,7 @@ module PeerSslSuites
   # being what the fast_random side reported it ran (run_info). +env+ is
   # added to the JRubies' environment.
   def compare(suite, quick:, out:, env: {})
+    FileUtils.rm_f(Dir[File.join(out, "#{suite.name}-fast_random-again.*")]) # an earlier run's
     stock, fast_random = [false, true].map do |fast|
       Thread.new { run_suite(suite, fast_random: fast, quick: quick, out: out, env: env) }
     end.map(&:value)
@@ -261,8 +266,8 @@ module PeerSslSuites
 
   def main(argv)
     quick = argv.delete("--quick")
-    out = (i = argv.index("--out")) ? argv.slice!(i, 2).last : OUT
     jruby = (i = argv.index("--jruby")) ? argv.slice!(i, 2).last : JRUBY
+    out = (i = argv.index("--out")) ? argv.slice!(i, 2).last : File.join(OUT, jruby)
     names = []
     while (i = argv.index("--suite"))
       names << argv.slice!(i, 2).last
