@@ -28,7 +28,7 @@ class PeerSslSuitesTest < Minitest::Test
                                             env: { "FAST_RANDOM_NATIVE_LIBRARY" => nil })
       logs = File.join(out, "#{name}-*.log")
       assert result[:stock].value?("pass"), "no test of #{name} passed on stock: the suite did not run (#{logs})"
-      result[:intermittent].each { |test| warn "#{name}: #{test} failed with fast_random once, and passed run alone" }
+      result[:intermittent].each { |test| warn "#{name}: #{test} failed with fast_random once, and passed when run again" }
       assert_empty result[:pass_to_fail], "pass→fail in #{name} (#{logs})"
       assert result[:run]["fast_random"], "the run with fast_random did not end, or had no fast_random (#{logs})"
       if result[:run].key?("tls_installed") # once FastRandom::TLS is built, its data path is what ran

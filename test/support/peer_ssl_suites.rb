@@ -6,7 +6,7 @@
 # 10.1.1.0 (or --jruby's release, with its jruby-openssl), stock and with
 # fast_random required before the tests load openssl. A test that passes on
 # stock and does not with fast_random (fails, errors, skips, hangs or never
-# runs, and again when run alone) is a pass→fail.
+# runs, and again when run apart from the rest) is a pass→fail.
 #
 #   ruby test/support/peer_ssl_suites.rb [--quick] [--suite NAME]... [--jruby RELEASE] [--out DIR]
 #
@@ -56,8 +56,8 @@ module PeerSslSuites
   # not run. A run goes on after at most RESUMES tests that hang.
   DEADLINE = { quick: 600, full: 1500 }.freeze
   RESUMES = 3
-  # A pass→fail is run alone once more, to tell an intermittent one, when
-  # there are at most this many.
+  # Pass→fails are run once more, apart from the rest of their suite, to
+  # tell intermittent ones, when there are at most this many.
   CONFIRM = 10
 
   # Left out of --quick, the part bin/test runs: two ruby/openssl tests
@@ -237,9 +237,9 @@ module PeerSslSuites
   end
 
   # Stock and fast_random side by side (two JRubies at once); a test that
-  # passed on stock and not with fast_random is run again with fast_random
-  # (CONFIRM of them at most, alone), and is a pass→fail if it does not pass
-  # then either (one that does is reported as intermittent).
+  # passed on stock and not with fast_random is run again with fast_random,
+  # apart from the rest (CONFIRM of them at most), and is a pass→fail if it
+  # does not pass then either (one that does is reported as intermittent).
   # Returns {stock:, fast_random:, pass_to_fail:, intermittent:, run:}, run
   # being what the fast_random side reported it ran (run_info). +env+ is
   # added to the JRubies' environment.
