@@ -31,9 +31,8 @@ class PeerSslSuitesTest < Minitest::Test
       result[:intermittent].each { |test| warn "#{name}: #{test} failed with fast_random once, and passed when run again" }
       assert_empty result[:pass_to_fail], "pass→fail in #{name} (#{logs})"
       assert result[:run]["fast_random"], "the run with fast_random did not end, or had no fast_random (#{logs})"
-      if result[:run].key?("tls_installed") # once FastRandom::TLS is built, its data path is what ran
-        assert_equal true, result[:run]["tls_installed"], "FastRandom::TLS was not installed in the run (#{logs})"
-      end
+      assert_equal true, result[:run]["tls_installed"], "FastRandom::TLS was not installed in the run (#{logs})"
+      assert_operator result[:run]["tls_served"].to_i, :>, 0, "FastRandom::TLS's data path served nothing in the run (#{logs})"
     end
   end
 end

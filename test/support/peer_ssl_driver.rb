@@ -115,7 +115,8 @@ success = Test::Unit::AutoRunner.run(false, nil, ["--runner=peer_ssl", *test_uni
 run = { "jruby" => JRUBY_VERSION, "jruby_openssl" => defined?(JOpenSSL::VERSION) && JOpenSSL::VERSION }
 if defined?(FastRandom)
   run["fast_random"] = FastRandom::VERSION
-  run["tls_installed"] = FastRandom::TLS.installed? if FastRandom.const_defined?(:TLS, false)
+  run["tls_installed"] = FastRandom::TLS.installed? # defined on first use, as every FastRandom submodule
+  run["tls_served"] = FastRandom::TLS.stats.values_at(:read_bytes, :written_bytes).sum
 end
 PEER_SSL_RESULTS.puts(JSON.generate("run" => run))
 PEER_SSL_RESULTS.close

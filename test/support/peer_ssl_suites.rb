@@ -288,7 +288,7 @@ module PeerSslSuites
       run = result[:run]
       puts format("%s on JRuby %s (%s, %.0f s): stock %s; fast_random %s (%s, TLS hook: %s)", suite.name, suite.jruby,
                   quick ? "quick" : "full", seconds, counts(result[:stock]), counts(result[:fast_random]),
-                  run["fast_random"] || "did not end", run.fetch("tls_installed", "not built"))
+                  run["fast_random"] || "did not end", run.fetch("tls_installed", "unknown"))
       unless result[:stock].value?("pass")
         puts "  no test passed on stock: the suite did not run (#{File.join(out, "#{suite.name}-stock.log")})"
         broken = true

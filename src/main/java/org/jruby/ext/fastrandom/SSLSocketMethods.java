@@ -43,10 +43,11 @@ import fastrandom.tls.Writes;
  * <li>a write seals up to four records for each socket write, and takes up
  * to 1 MiB a call, where jruby-openssl takes one record; a blocking write
  * returns once the socket has every record it sealed (waiting for it, where
- * jruby-openssl spins), a non-blocking one with what it sealed, what the
- * socket did not take kept in order for the next call; a blocking write
- * interrupted while it waits has its retry told what it took
- * ({@link Writes}), as OpenSSL's contract has it;
+ * jruby-openssl spins); a non-blocking one seals a record at a time and
+ * says written only the records the socket took whole: one it took in part
+ * is kept, in order, and the retry with the same data (OpenSSL's
+ * contract for {@code SSL_write}, and so MRI's) is told it went; so is the
+ * retry of a blocking write interrupted while it waits ({@link Writes});
  * <li>a read sends what a write left for the socket first, as stock 0.16
  * does, unless a write on another thread holds the write buffer.
  * </ul>
@@ -74,6 +75,8 @@ public final class SSLSocketMethods {
     private static final String HOOKS = "fast_random_ssl_socket_hooks";
     /** The most one write call takes. */
     private static final int MOST_A_WRITE = 1 << 20;
+    /** The most plaintext one TLS record holds. */
+    private static final int RECORD = 16384;
 
     private SSLSocketMethods() {}
 
@@ -353,13 +356,21 @@ public final class SSLSocketMethods {
                 }
                 if (!source.hasRemaining() || taken >= MOST_A_WRITE) break;
                 int sealed;
+                boolean sent;
                 writes.lock();
                 try {
-                    sealed = Records.seal(connection, source, MOST_A_WRITE - taken);
+                    // Non-blocking: a record at a time, each said written only once the socket has it all.
+                    sealed = Records.seal(connection, source, blocking ? MOST_A_WRITE - taken : Math.min(RECORD, MOST_A_WRITE - taken));
+                    sent = !connection.netWrite().hasRemaining();
                 } finally {
                     writes.unlock();
                 }
                 if (sealed == 0) break; // the engine takes no data now (a handshake under way)
+                if (!blocking && !sent) { // as OpenSSL's SSL_write: the retry with the same data is told it went
+                    writes.owe(sealed);
+                    if (taken > 0) break;
+                    return wouldBlock(context, connection, true);
+                }
                 taken += sealed;
             }
         } catch (Records.EngineClosedException e) {
