@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Passes main: fast_random's SSLSocket data path runs on each JRuby's own jruby-openssl and JSSE (0.16.2 on JDK 25, 0.16.0 on Java 17); the fallback passes' settings do not reach it.
+# Passes 10.1: real peers (C OpenSSL, MRI, Net::HTTP) against the data path on 10.1's jruby-openssl 0.16.2; the other releases' fields and steps are data_path_test.rb's, in every main and hooks pass.
 
 require_relative "../test_helper"
 require_relative "../support/tls_interop"
