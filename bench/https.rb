@@ -342,7 +342,8 @@ module Bench
     # the rows have run; nil where fast_random is not loaded.
     def fast_random_tls
       return unless defined?(FastRandom)
-      return { "defined" => false } unless defined?(FastRandom::TLS)
+      # Defined on first use (FastRandom's const_missing), so `defined?` says nil before; MRI's inactive gem has none.
+      return { "defined" => false } unless FastRandom.active?
 
       { "defined" => true, "installed" => FastRandom::TLS.installed?, "stats" => plain(FastRandom::TLS.stats) }
     rescue StandardError => e
