@@ -86,34 +86,13 @@ class TlsInteropTest < Minitest::Test
   # A JRuby client and `openssl s_server -quiet` allowing one suite: what
   # s_server's stdin takes arrives at JRuby, what JRuby writes is s_server's
   # stdout; then JRuby closes, and s_server prints nothing more.
-  def s_server_case(version, suite, jsse, cert, (reading, writing))
+  def s_server_case(version, suite, jsse, cert, ways)
     PATHS.each do |on|
-      what = "JRuby client (#{on}) and s_server, TLS #{version} #{suite}, #{reading}/#{writing}"
       tool, port = T.s_server(cert: path("#{cert}.pem"), key: path("#{cert}.key"), version: version, suite: suite)
-      down = T.payload(C_BYTES)
-      up = T.payload(C_BYTES + 1)
-      stats, (cipher, got, sent) = T.on_path(on) do
-        T.counting do
-          Timeout.timeout(T::DEADLINE) do
-            socket = T.client(port, T.context(version: version, ca: path("#{cert}.pem")), only: (jsse if UNNAMED.include?(suite)))
-            feeding = tool.feed(down)
-            got = T.receive_data(socket, down.bytesize, 16 * KIB, reading)
-            feeding.join
-            draining = tool.drain(up.bytesize)
-            T.send_data(socket, up, 64 * KIB, writing)
-            [T.cipher_name(socket), got, draining.value]
-          ensure
-            socket&.close
-          end
-        end
+      exchange_with_tool("JRuby client (#{on}) and s_server, TLS #{version} #{suite}, #{ways.join("/")}", on, tool, jsse, ways,
+                         to_jruby: T.payload(C_BYTES), from_jruby: T.payload(C_BYTES + 1)) do
+        T.client(port, T.context(version: version, ca: path("#{cert}.pem")), only: (jsse if UNNAMED.include?(suite)))
       end
-      status, errors, rest = tool.finish
-      assert status.success?, "#{what}: s_server failed\n#{errors}"
-      assert_equal jsse, cipher, what
-      assert_equal [down.bytesize, T.sha(down)], got, "#{what}: s_server to JRuby"
-      assert_equal [up.bytesize, T.sha(up)], sent, "#{what}: JRuby to s_server"
-      assert_empty rest, "#{what}: s_server got more than JRuby sent"
-      assert_moved(stats, on, read: down.bytesize, written: up.bytesize, what: what)
     ensure
       tool&.kill
     end
@@ -121,41 +100,49 @@ class TlsInteropTest < Minitest::Test
 
   # `openssl s_client -quiet` offering one suite to an SSLServer on JRuby:
   # s_client's stdin arrives at JRuby, JRuby's reply is all s_client prints.
-  def s_client_case(version, suite, jsse, cert, (reading, writing))
+  def s_client_case(version, suite, jsse, cert, ways)
     PATHS.each do |on|
-      what = "s_client and JRuby server (#{on}), TLS #{version} #{suite}, #{reading}/#{writing}"
       tcp = TCPServer.new("127.0.0.1", 0)
       server = OpenSSL::SSL::SSLServer.new(tcp, T.context(version: version, cert: path("#{cert}.pem"), key: path("#{cert}.key")))
       server.start_immediately = false
       tool = T.s_client(tcp.addr[1], ca: path("#{cert}.pem"), version: version, suite: suite)
-      up = T.payload(C_BYTES + 3)
-      down = T.payload(C_BYTES)
-      stats, (cipher, got, sent) = T.on_path(on) do
-        T.counting do
-          Timeout.timeout(T::DEADLINE) do
-            socket = T.accept(server, only: (jsse if UNNAMED.include?(suite)))
-            feeding = tool.feed(up)
-            got = T.receive_data(socket, up.bytesize, 16 * KIB, reading)
-            feeding.join
-            draining = tool.drain(down.bytesize)
-            T.send_data(socket, down, 64 * KIB, writing)
-            [T.cipher_name(socket), got, draining.value]
-          ensure
-            socket&.close
-          end
-        end
+      exchange_with_tool("s_client and JRuby server (#{on}), TLS #{version} #{suite}, #{ways.join("/")}", on, tool, jsse, ways,
+                         to_jruby: T.payload(C_BYTES + 3), from_jruby: T.payload(C_BYTES)) do
+        T.accept(server, only: (jsse if UNNAMED.include?(suite)))
       end
-      status, errors, rest = tool.finish
-      assert status.success?, "#{what}: s_client failed\n#{errors}"
-      assert_equal jsse, cipher, what
-      assert_equal [up.bytesize, T.sha(up)], got, "#{what}: s_client to JRuby"
-      assert_equal [down.bytesize, T.sha(down)], sent, "#{what}: JRuby to s_client"
-      assert_empty rest, "#{what}: s_client got more than JRuby sent"
-      assert_moved(stats, on, read: up.bytesize, written: down.bytesize, what: what)
     ensure
       tool&.kill
       tcp&.close
     end
+  end
+
+  # One exchange with an OpenSSL tool on the path +on+: the tool's stdin
+  # (+to_jruby+) read by JRuby's socket (the block's), then +from_jruby+
+  # written back for the tool to print; the suite as negotiated, both
+  # directions' bytes, nothing more, and the stats moved by exactly them.
+  def exchange_with_tool(what, on, tool, jsse, (reading, writing), to_jruby:, from_jruby:)
+    stats, (cipher, got, sent) = T.on_path(on) do
+      T.counting do
+        Timeout.timeout(T::DEADLINE) do
+          socket = yield
+          feeding = tool.feed(to_jruby)
+          got = T.receive_data(socket, to_jruby.bytesize, 16 * KIB, reading)
+          feeding.join
+          draining = tool.drain(from_jruby.bytesize)
+          T.send_data(socket, from_jruby, 64 * KIB, writing)
+          [T.cipher_name(socket), got, draining.value]
+        ensure
+          socket&.close
+        end
+      end
+    end
+    status, errors, rest = tool.finish
+    assert status.success?, "#{what}: the tool failed\n#{errors}"
+    assert_equal jsse, cipher, what
+    assert_equal [to_jruby.bytesize, T.sha(to_jruby)], got, "#{what}: the tool to JRuby"
+    assert_equal [from_jruby.bytesize, T.sha(from_jruby)], sent, "#{what}: JRuby to the tool"
+    assert_empty rest, "#{what}: the tool got more than JRuby sent"
+    assert_moved(stats, on, read: to_jruby.bytesize, written: from_jruby.bytesize, what: what)
   end
 
   # --- MRI: every write size, every way to read and write -------------------
