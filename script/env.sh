@@ -25,7 +25,7 @@ FR_M2_REPO="${FR_M2_REPO:-$HOME/.m2/repository}"
 # Rails 6.1's actionpack with rack, WEBrick and wrk for bench/request_id.rb
 # and the RequestId tests; valgrind for the constant-time test; the cross
 # compiler for the linux-aarch64 library, and debootstrap, qemu-user-static
-# and binfmt-support for the ARM test bed, fr_make_arm64_root).
+# and binfmt-support for the Debian roots of the test beds, fr_make_debian_root).
 FR_DEBIAN_PACKAGES="ruby rake rake-compiler ruby-benchmark-ips ruby-minitest libgmp10 zip unzip
   ruby-actionpack ruby-rack ruby-webrick wrk valgrind
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross debootstrap qemu-user-static binfmt-support"
@@ -219,16 +219,37 @@ fr_install_debian_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The ARM test bed (test/native/aarch64_test.rb, bin/test --aarch64-jruby):
-# a Debian arm64 root, made by debootstrap, whose programs run on this x86
-# machine through qemu-user and the kernel's binfmt_misc. Kept with the
-# downloads, outside the git tree; bin/setup makes it once (about 7 minutes).
-FR_ARM64_SUITE="bookworm"
-FR_ARM64_PACKAGES="openjdk-17-jre-headless libssl3"
-FR_ARM64_JAVA="/usr/lib/jvm/java-17-openjdk-arm64/bin/java"
+# The Debian roots of the test beds, made by debootstrap and kept with the
+# downloads, outside the git tree (test/support/debian_root.rb runs programs
+# in them with chroot). bin/setup makes each once.
+#   arm64 bookworm   the ARM test bed (test/native/aarch64_test.rb, bin/test
+#                    --aarch64-jruby): Debian 12 on arm64, run through
+#                    qemu-user and the kernel's binfmt_misc (about 7 minutes)
+#   amd64 bullseye   Debian 11 (glibc 2.31, OpenSSL 1.1.1, OpenJDK 17 and 11,
+#                    MRI 2.7): test/integration/debian11_test.rb and
+#                    bin/bench --root bullseye; native, no emulation (a minute)
+#   arm64 bullseye   the same Linux on arm64 under qemu, for the aarch64
+#                    library on glibc 2.31 and OpenSSL 1.1.1 (aarch64_test.rb)
+FR_DEBIAN_ROOTS="arm64:bookworm amd64:bullseye arm64:bullseye"
 
-fr_arm64_root() {
-  echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/arm64-root-$FR_ARM64_SUITE"
+# The packages debootstrap adds to root ARCH SUITE's minimal base.
+fr_root_packages() {
+  case "$1:$2" in
+    arm64:bookworm) echo "openjdk-17-jre-headless libssl3" ;;
+    amd64:bullseye) echo "openjdk-17-jre-headless openjdk-11-jre-headless libssl1.1 ruby ruby-benchmark-ips" ;;
+    arm64:bullseye) echo "openjdk-17-jre-headless libssl1.1" ;;
+    *) echo "no Debian root $1 $2 (FR_DEBIAN_ROOTS)" >&2; return 1 ;;
+  esac
+}
+
+# The Java 17 of root ARCH (a path inside the root).
+fr_root_java() {
+  echo "/usr/lib/jvm/java-17-openjdk-$1/bin/java"
+}
+
+# Where root ARCH SUITE is.
+fr_debian_root() {
+  echo "${XDG_CACHE_HOME:-$HOME/.cache}/fast_random/$1-root-$2"
 }
 
 # Lets the kernel run arm64 programs through qemu-user-static: mounts
@@ -245,22 +266,27 @@ fr_enable_arm64_binfmt() {
   grep -q '^flags: .*F' "$entry" || { echo "setup: binfmt_misc's qemu-aarch64 entry lacks flag F (not Debian's qemu-user-static?)" >&2; return 1; }
 }
 
-# Makes the arm64 root unless it is complete (its stamp file is written
+# Makes root ARCH SUITE unless it is complete (its stamp file is written
 # last). Built under a temporary name and moved, so an interrupted run
 # leaves nothing that looks complete.
-fr_make_arm64_root() {
-  local root; root="$(fr_arm64_root)"
-  [ "$(id -u)" -eq 0 ] || { echo "setup: the ARM test bed needs root (debootstrap, binfmt_misc, chroot)" >&2; return 1; }
-  fr_enable_arm64_binfmt || { echo "setup: binfmt_misc cannot run arm64 programs" >&2; return 1; }
+fr_make_debian_root() {
+  local arch="$1" suite="$2" root packages java
+  root="$(fr_debian_root "$arch" "$suite")"
+  packages="$(fr_root_packages "$arch" "$suite")" || return 1
+  java="$(fr_root_java "$arch")"
+  [ "$(id -u)" -eq 0 ] || { echo "setup: the Debian roots need root (debootstrap, binfmt_misc, chroot)" >&2; return 1; }
+  if [ "$arch" = arm64 ]; then
+    fr_enable_arm64_binfmt || { echo "setup: binfmt_misc cannot run arm64 programs" >&2; return 1; }
+  fi
   [ -f "$root/.fast_random-complete" ] && return 0
   local partial="$root.partial"
   rm -rf --one-file-system "$partial" || return 1
   mkdir -p "$(dirname "$root")" || return 1
-  echo "setup: making an arm64 Debian root in $root (debootstrap, about 7 minutes)" >&2
-  debootstrap --arch=arm64 --variant=minbase --include="${FR_ARM64_PACKAGES// /,}" \
-    "$FR_ARM64_SUITE" "$partial" http://deb.debian.org/debian >"$partial.log" 2>&1 \
+  echo "setup: making a Debian $suite $arch root in $root (debootstrap)" >&2
+  debootstrap --arch="$arch" --variant=minbase --include="${packages// /,}" \
+    "$suite" "$partial" http://deb.debian.org/debian >"$partial.log" 2>&1 \
     || { echo "setup: debootstrap failed (log: $partial.log)" >&2; return 1; }
-  [ -x "$partial$FR_ARM64_JAVA" ] || { echo "setup: the arm64 root has no $FR_ARM64_JAVA" >&2; return 1; }
+  [ -x "$partial$java" ] || { echo "setup: the $suite $arch root has no $java" >&2; return 1; }
   rm -rf --one-file-system "$root" "$partial/var/cache/apt/archives/"*.deb || return 1
   mv "$partial.log" "$partial/debootstrap.log" || return 1
   touch "$partial/.fast_random-complete" || return 1

@@ -1,8 +1,10 @@
 /*
- * Opens OpenSSL's libcrypto 3 for the :openssl engines (see libcrypto.h).
+ * Opens OpenSSL's libcrypto for the :openssl engines (see libcrypto.h):
+ * libcrypto.so.3 (OpenSSL 3.x), else libcrypto.so.1.1 (OpenSSL 1.1.1, as
+ * on RHEL 8, Ubuntu 20.04, Debian 11 and Amazon Linux 2).
  *
- * Java side: fastrandom.jni.LibCrypto (open, version0; its RSA methods are
- * in libcrypto_rsa.c).
+ * Java side: fastrandom.jni.LibCrypto (open, version0, soname0; its RSA
+ * methods are in libcrypto_rsa.c).
  */
 #include "libcrypto.h"
 
@@ -13,37 +15,89 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * dlopen, dlsym, dlerror and dlclose at the symbol versions they had before
+ * glibc 2.34 moved them from libdl into libc (which keeps those versions
+ * for old programs), so that the library built on Debian 12 loads on glibc
+ * 2.17 and later; the Rakefile refuses a build that needs a newer glibc.
+ * Before 2.34 they are libdl.so.2's, which the library names as needed.
+ */
+#if defined(__x86_64__)
+#define LIBDL_VERSION "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define LIBDL_VERSION "GLIBC_2.17"
+#endif
+#ifdef LIBDL_VERSION
+__asm__(".symver dlopen,dlopen@" LIBDL_VERSION);
+__asm__(".symver dlsym,dlsym@" LIBDL_VERSION);
+__asm__(".symver dlerror,dlerror@" LIBDL_VERSION);
+__asm__(".symver dlclose,dlclose@" LIBDL_VERSION);
+#endif
+
 struct libcrypto crypto;
+
+/* The libcrypto sonames tried, in order: OpenSSL 3.x, then 1.1.1. */
+static const char *const SONAMES[] = { "libcrypto.so.3", "libcrypto.so.1.1" };
 
 /* The result of the one attempt to open libcrypto, guarded by open_lock. */
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static int open_tried;
-static char open_failure[512]; /* empty when libcrypto is usable */
+static const char *opened_soname; /* the SONAMES entry in use, NULL when none is */
+static char open_failure[768];    /* empty when libcrypto is usable */
+
+/*
+ * Fills the table from soname's functions; NULL on success (the handle is
+ * kept), else why not, in why (the table is then cleared).
+ */
+static const char *open_soname(const char *soname, char *why, size_t why_size)
+{
+    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *error = dlerror();
+        snprintf(why, why_size, "%s could not be loaded (%s)", soname, error ? error : "unknown reason");
+        return why;
+    }
+    why[0] = 0;
+#define RESOLVE(ret, name, params) \
+    if (why[0] == 0 && (crypto.name = (ret (*) params) dlsym(handle, #name)) == NULL) \
+        snprintf(why, why_size, "%s has no %s", soname, #name);
+    LIBCRYPTO_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+    /* libcrypto.so.1.1 is also OpenSSL 1.1.0's soname, which lacks functions we need (or has them broken). */
+    if (why[0] == 0 && crypto.OpenSSL_version_num() < LIBCRYPTO_OLDEST) {
+        snprintf(why, why_size, "%s is %s; the :openssl engines need OpenSSL 1.1.1 or later", soname,
+                 crypto.OpenSSL_version(OPENSSL_VERSION));
+    }
+    if (why[0] == 0) return NULL;
+    memset(&crypto, 0, sizeof crypto);
+    dlclose(handle);
+    return why;
+}
 
 const char *libcrypto_open(void)
 {
     pthread_mutex_lock(&open_lock);
     if (!open_tried) {
         open_tried = 1;
-        void *handle = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) {
-            const char *why = dlerror();
-            snprintf(open_failure, sizeof open_failure, "libcrypto.so.3 could not be loaded (%s)",
-                     why ? why : "unknown reason");
-        } else {
-#define RESOLVE(ret, name, params) \
-            if (open_failure[0] == 0 && (crypto.name = (ret (*) params) dlsym(handle, #name)) == NULL) \
-                snprintf(open_failure, sizeof open_failure, "libcrypto.so.3 has no %s", #name);
-            LIBCRYPTO_FUNCTIONS(RESOLVE)
-#undef RESOLVE
-            if (open_failure[0] != 0) {
-                memset(&crypto, 0, sizeof crypto);
-                dlclose(handle);
+        /* Each soname's failure, after the other's: "no usable libcrypto: A; B". */
+        size_t used = (size_t) snprintf(open_failure, sizeof open_failure, "no usable libcrypto");
+        for (size_t i = 0; i < sizeof SONAMES / sizeof SONAMES[0] && opened_soname == NULL; i++) {
+            char why[sizeof open_failure / 2];
+            if (open_soname(SONAMES[i], why, sizeof why) == NULL) {
+                opened_soname = SONAMES[i];
+            } else if (used < sizeof open_failure) {
+                used += (size_t) snprintf(open_failure + used, sizeof open_failure - used, "%s%s", i == 0 ? ": " : "; ", why);
             }
         }
+        if (opened_soname != NULL) open_failure[0] = 0;
     }
     pthread_mutex_unlock(&open_lock);
     return open_failure[0] != 0 ? open_failure : NULL;
+}
+
+const char *libcrypto_soname(void)
+{
+    return libcrypto_open() == NULL ? opened_soname : NULL;
 }
 
 #ifdef FAST_RANDOM_TEST_BUILD
@@ -84,4 +138,11 @@ JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_version0(JNIEnv *env, jc
     (void) cls;
     if (libcrypto_open() != NULL) return NULL;
     return (*env)->NewStringUTF(env, crypto.OpenSSL_version(OPENSSL_VERSION));
+}
+
+JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_soname0(JNIEnv *env, jclass cls)
+{
+    (void) cls;
+    const char *soname = libcrypto_soname();
+    return soname == NULL ? NULL : (*env)->NewStringUTF(env, soname);
 }

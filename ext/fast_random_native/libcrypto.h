@@ -1,10 +1,11 @@
 /*
- * The OpenSSL ABI: OpenSSL's libcrypto 3, opened with dlopen on first use
- * (never when fast_random's library is loaded) and its functions found with
- * dlsym, so neither building nor loading fast_random's library needs
- * OpenSSL's headers or libcrypto itself: only the machines that use the
- * :openssl engines need libssl3. The few types and constants we use are
- * declared here, from OpenSSL 3.0's public headers.
+ * The OpenSSL ABI: OpenSSL's libcrypto, 3.x or 1.1.1, opened with dlopen on
+ * first use (never when fast_random's library is loaded) and its functions
+ * found with dlsym, so neither building nor loading fast_random's library
+ * needs OpenSSL's headers or libcrypto itself: only the machines that use
+ * the :openssl engines need libssl3 or libssl1.1. The few types and
+ * constants we use are declared here, from OpenSSL's public headers, where
+ * 1.1.1 and 3.x declare them alike; every function below is in both.
  *
  * Used by everything that calls OpenSSL (libcrypto_rsa.c, ec_key.c, xdh_key.c, rsa_crt.c,
  * rsa_blinding.c, modexp_ifma.c, jni_helpers.c); libcrypto.c opens it.
@@ -28,7 +29,7 @@ typedef struct evp_pkey_st EVP_PKEY;       /* a key of any type (here X25519, X4
 typedef struct evp_pkey_ctx_st EVP_PKEY_CTX; /* an operation's context on an EVP_PKEY */
 typedef struct engine_st ENGINE;           /* an OpenSSL ENGINE (never used: NULL) */
 
-/* From OpenSSL 3.0's rsa.h and crypto.h. */
+/* From OpenSSL's rsa.h and crypto.h (the same in 1.1.1 and 3.x). */
 #define RSA_PKCS1_PADDING 1         /* PKCS#1 v1.5 padding (type 2 for encryption) */
 #define RSA_NO_PADDING 3            /* raw RSA, no padding */
 #define RSA_PKCS1_OAEP_PADDING 4    /* OAEP, SHA-1 and MGF1 with SHA-1 */
@@ -91,9 +92,6 @@ typedef struct engine_st ENGINE;           /* an OpenSSL ENGINE (never used: NUL
     X(int, BN_mod_exp, (BIGNUM *r, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, BN_CTX *ctx)) \
     X(int, BN_mod_exp_mont_consttime, (BIGNUM *rr, const BIGNUM *a, const BIGNUM *p, const BIGNUM *m, \
                                        BN_CTX *ctx, BN_MONT_CTX *in_mont)) \
-    X(int, BN_mod_exp_mont_consttime_x2, (BIGNUM *rr1, const BIGNUM *a1, const BIGNUM *p1, const BIGNUM *m1, \
-                                          BN_MONT_CTX *in_mont1, BIGNUM *rr2, const BIGNUM *a2, const BIGNUM *p2, \
-                                          const BIGNUM *m2, BN_MONT_CTX *in_mont2, BN_CTX *ctx)) \
     X(int, BN_uadd, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b)) \
     X(int, BN_usub, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b)) \
     X(int, BN_mul, (BIGNUM *r, const BIGNUM *a, const BIGNUM *b, BN_CTX *ctx)) \
@@ -179,8 +177,14 @@ struct libcrypto {
 /* The functions, once libcrypto_open() has returned NULL. */
 extern struct libcrypto crypto;
 
-/* Opens libcrypto on the first call; NULL when usable, else why not. Thread-safe. */
+/*
+ * Opens libcrypto on the first call (libcrypto.so.3, else libcrypto.so.1.1);
+ * NULL when usable, else why not, naming each soname tried. Thread-safe.
+ */
 const char *libcrypto_open(void);
+
+/* The soname opened ("libcrypto.so.3" or "libcrypto.so.1.1"), NULL when none is usable. */
+const char *libcrypto_soname(void);
 
 /*
  * OpenSSL_version_num() of the libcrypto opened (0xMNN00PP0L: 3.0.4 is
@@ -190,9 +194,14 @@ const char *libcrypto_open(void);
  */
 unsigned long libcrypto_version_num(void);
 
+/* OpenSSL 1.1.1: the oldest libcrypto the engines use (RAND_priv_bytes, raw X25519 keys; 1.1.0 shares its soname). */
+#define LIBCRYPTO_OLDEST 0x10101000UL
+/* OpenSSL 3.0.0: the first 3.x release (below it, a 1.1.1 release). */
+#define LIBCRYPTO_3 0x30000000UL
 /* OpenSSL 3.0.4: its AVX-512 IFMA exponentiation for 1024-bit primes gives wrong results (CVE-2022-2274). */
 #define LIBCRYPTO_BROKEN_IFMA_X2 0x30000040UL
-/* OpenSSL 3.0.8: the first 3.0 release whose RSA unblinding is constant-time (CVE-2022-4304). */
+/* OpenSSL 3.0.8 and 1.1.1t: the first releases of each line whose RSA unblinding is constant-time (CVE-2022-4304). */
 #define LIBCRYPTO_CONSTTIME_UNBLINDING 0x30000080UL
+#define LIBCRYPTO_1_1_CONSTTIME_UNBLINDING 0x1010114fUL
 
 #endif

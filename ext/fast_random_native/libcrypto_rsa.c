@@ -464,12 +464,19 @@ static int encode_pkcs1(int hash, const unsigned char *digest, int with_null, un
     return 1;
 }
 
+/* Whether libcrypto's RSA unblinding is constant-time (CVE-2022-4304: fixed in 3.0.8 and 1.1.1t). */
+static int constant_time_unblinding(unsigned long version)
+{
+    if (version >= LIBCRYPTO_3) return version >= LIBCRYPTO_CONSTTIME_UNBLINDING;
+    return version >= LIBCRYPTO_1_1_CONSTTIME_UNBLINDING;
+}
+
 /*
  * A warning for the engine to give once, or NULL: what a known-bad
  * libcrypto changes. 3.0.4 is not used for 1024-bit primes on IFMA (its
  * IFMA code for them is broken): our CRT takes those keys
- * (rsa_crt_takes). Before 3.0.8, OpenSSL's unblinding is not constant-time,
- * and keys on its private operation have that timing leak.
+ * (rsa_crt_takes). Before 3.0.8 and 1.1.1t, OpenSSL's unblinding is not
+ * constant-time, and keys on its private operation have that timing leak.
  */
 JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_privatePathNotice0(JNIEnv *env, jclass cls)
 {
@@ -479,9 +486,10 @@ JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_privatePathNotice0(JNIEn
     if (version == LIBCRYPTO_BROKEN_IFMA_X2 && ifma_in_use()) {
         snprintf(notice, sizeof notice, "libcrypto 3.0.4's AVX-512 IFMA exponentiation is broken (CVE-2022-2274): "
                  "RSA keys with 1024-bit primes run on fast_random's own CRT instead; upgrade libcrypto");
-    } else if (version < LIBCRYPTO_CONSTTIME_UNBLINDING) {
-        snprintf(notice, sizeof notice, "libcrypto %lx predates OpenSSL 3.0.8's constant-time RSA unblinding "
-                 "(CVE-2022-4304): RSA private operations on it have a timing side channel; upgrade libcrypto", version);
+    } else if (!constant_time_unblinding(version)) {
+        snprintf(notice, sizeof notice, "libcrypto %lx predates OpenSSL 3.0.8's and 1.1.1t's constant-time RSA "
+                 "unblinding (CVE-2022-4304): RSA private operations on it have a timing side channel; upgrade "
+                 "libcrypto", version);
     } else {
         return NULL;
     }

@@ -3,7 +3,7 @@
 # Passes aarch64: JRuby itself under qemu takes some 30 s a start, so this runs on request (bin/test --aarch64-jruby).
 
 require_relative "../test_helper"
-require_relative "../support/arm64_root"
+require_relative "../support/debian_root"
 require_relative "../support/mri_keys"
 require_relative "../../script/jruby_versions"
 require "json"
@@ -56,7 +56,7 @@ class Aarch64JRubyTest < Minitest::Test
   RUBY
 
   def setup
-    problem = Arm64Root.problem
+    problem = DebianRoot::ARM64.problem
     flunk "the ARM test bed is not ready: #{problem}" if problem
   end
 
@@ -70,10 +70,10 @@ class Aarch64JRubyTest < Minitest::Test
     Dir.mktmpdir("fr-arm64-jruby-") do |keys|
       mri_rsa_signature = MriKeys.write(keys, MESSAGE)
       jar = JRubyVersions.jar(JRUBY) or flunk "no jruby-complete #{JRUBY}"
-      out, err, status = Arm64Root.run(Arm64Root::JAVA, "-XX:TieredStopAtLevel=1", "-jar", "/jruby/#{File.basename(jar)}",
-                                       "-I#{Arm64Root::CHECKOUT}/lib", "-e", SCRIPT, "/keys", MESSAGE,
+      out, err, status = DebianRoot::ARM64.run(DebianRoot::ARM64.java, "-XX:TieredStopAtLevel=1", "-jar", "/jruby/#{File.basename(jar)}",
+                                       "-I#{DebianRoot::CHECKOUT}/lib", "-e", SCRIPT, "/keys", MESSAGE,
                                        mounts: { File.dirname(jar) => "/jruby", keys => "/keys" })
-      assert status.success?, "JRuby in the arm64 root failed (#{Arm64Root.describe(status)}):\n#{out}#{err}"
+      assert status.success?, "JRuby in the arm64 root failed (#{DebianRoot::ARM64.describe(status)}):\n#{out}#{err}"
       assert_empty err, "a warning or an exception"
       made = JSON.parse(out.lines.last)
 

@@ -260,6 +260,7 @@ public final class NativeCheck {
     /** What serves RSA and EC here, and the JVM-wide provider installed (both modes that use the engines). */
     private static void engineLines() {
         print("libcrypto", LibCrypto.load() ? "loaded" : LibCrypto.failure());
+        print("libcrypto.opened", LibCrypto.openedDescription());
         print("rsa.engine", RsaEngines.ENGINES.selected());
         print("rsa.openssl_problem", String.valueOf(RsaEngines.ENGINES.unavailableReason("openssl")));
         print("rsa.public_exponentiation", String.valueOf(LibCrypto.publicExponentiation()));

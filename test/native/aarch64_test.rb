@@ -3,18 +3,19 @@
 # Passes 10.1: the arm64 library runs in its own arm64 JVM under qemu, whatever the pass's settings.
 
 require_relative "../test_helper"
-require_relative "../support/arm64_root"
+require_relative "../support/debian_root"
 require "tmpdir"
 
 # The linux-aarch64 JNI library, as the gem ships it, in a real arm64 JVM
-# (Debian's OpenJDK 17 in the arm64 root, under qemu-user): checked from
+# (Debian's OpenJDK 17 in the arm64 roots, under qemu-user): checked from
 # plain Java (test/native/NativeCheck.java) through the JVM-wide provider
 # and the engines, and compared with the x86-64 library's answers to the
-# same program, keys and inputs on this machine. Every run is one JVM
-# start of a few seconds under emulation, so each is made once and shared.
+# same program, keys and inputs on this machine; on Debian 12 (OpenSSL 3)
+# and on Debian 11 (glibc 2.31, OpenSSL 1.1.1). Every run is one JVM start
+# of a few seconds under emulation, so each is made once and shared.
 class Aarch64Test < Minitest::Test
-  LIB = File.join(Arm64Root::ROOT_CHECKOUT, "lib/fast_random")
-  CHECK_CLASSES = File.join(Arm64Root::ROOT_CHECKOUT, "tmp/native/check")
+  LIB = File.join(DebianRoot::ROOT_CHECKOUT, "lib/fast_random")
+  CHECK_CLASSES = File.join(DebianRoot::ROOT_CHECKOUT, "tmp/native/check")
   KEYS = "/keys" # where the keys are in the root
 
   class << self
@@ -42,7 +43,7 @@ class Aarch64Test < Minitest::Test
   end
 
   def setup
-    problem = Arm64Root.problem
+    problem = DebianRoot::ARM64.problem
     flunk "the ARM test bed is not ready: #{problem}" if problem
     assert File.file?(File.join(LIB, "linux-aarch64/libfast_random.so")), "rake compile built no linux-aarch64 library"
     assert File.file?(File.join(CHECK_CLASSES, "NativeCheck.class")), "rake test_builds built no NativeCheck"
@@ -51,18 +52,20 @@ class Aarch64Test < Minitest::Test
   # NativeCheck in the arm64 JVM: [{name => value}, stderr]. +archive+: the
   # host directory of an app.jar holding the library, which NativeCheck
   # then loads from inside the jar, as in a packaged application.
-  def arm64(mode, cpu: "max", remove: [], archive: nil)
-    key = [mode, cpu, remove, archive]
+  def arm64(mode, cpu: "max", remove: [], archive: nil, root: DebianRoot::ARM64)
+    key = [mode, cpu, remove, archive, root.suite]
     self.class.runs[key] ||= begin
-      inside = Arm64Root::CHECKOUT
+      problem = root.problem
+      flunk "the #{root.name} is not ready: #{problem}" if problem
+      inside = DebianRoot::CHECKOUT
       lib_dir = archive ? "jar:file:/app/app.jar!/fast_random" : "#{inside}/lib/fast_random"
       mounts = { self.class.keys => KEYS }
       mounts[archive] = "/app" if archive
-      out, err, status = Arm64Root.run(Arm64Root::JAVA, "-XX:TieredStopAtLevel=1",
+      out, err, status = root.run(root.java, "-XX:TieredStopAtLevel=1",
                                        "-cp", self.class.classpath("#{inside}/lib/fast_random", "#{inside}/tmp/native/check"),
                                        "NativeCheck", lib_dir, KEYS, mode,
                                        cpu: cpu, mounts: mounts, remove: remove)
-      assert status.success?, "NativeCheck #{mode} on #{cpu} failed (#{Arm64Root.describe(status)}):\n#{out}#{err}"
+      assert status.success?, "NativeCheck #{mode} on #{cpu} in the #{root.name} failed (#{root.describe(status)}):\n#{out}#{err}"
       [transcript(out), err]
     end
   end
@@ -103,6 +106,22 @@ class Aarch64Test < Minitest::Test
     assert_equal "6", lines["stats.rsa_openssl"], "sign, 2 verifications, 3 decryptions on libcrypto"
     assert_equal "48", lines["stats.ec_openssl"], "per curve: sign, 2 verifications, derive; and 40 verifications on P-521"
     assert_operator lines["ec.p521.table_verifications"].to_i, :>, 0, "no P-521 verification table was built and used"
+    assert_empty err, "a warning or a Java exception on stderr"
+  end
+
+  # Debian 11 (glibc 2.31, OpenSSL 1.1.1w): the library built on Debian 12
+  # loads (its glibc symbols are 2.17's, the Rakefile checks) and opens
+  # libcrypto.so.1.1, whose answers are those of OpenSSL 3 on x86-64.
+  def test_on_debian_11_the_library_runs_on_openssl_1_1_1
+    lines, err = arm64("engines", root: DebianRoot::ARM64_BULLSEYE)
+    x86, = x86_64("engines")
+    assert_equal %w[loaded loaded], lines.values_at("native_library", "libcrypto")
+    assert_match(/\Alibcrypto\.so\.1\.1 \(OpenSSL 1\.1\.1\w+ /, lines["libcrypto.opened"])
+    assert_match(/\Alibcrypto\.so\.3 \(OpenSSL 3\./, x86["libcrypto.opened"])
+    assert_equal %w[openssl openssl openssl], lines.values_at("rsa.engine", "rsa.public_exponentiation", "ec.engine")
+    assert_equal %w[6 48 0 0], lines.values_at("stats.rsa_openssl", "stats.ec_openssl", "stats.rsa_fallbacks", "stats.ec_fallbacks")
+    assert_equal "NativePRNGNonBlocking+RNDRRS", lines["generator.entropy"]
+    assert_equal same(x86), same(lines), "OpenSSL 1.1.1 on aarch64 answers otherwise than OpenSSL 3 on x86-64"
     assert_empty err, "a warning or a Java exception on stderr"
   end
 
@@ -154,10 +173,11 @@ class Aarch64Test < Minitest::Test
   end
 
   def test_without_libcrypto_the_library_says_why_and_the_jdk_answers
-    lines, err = arm64("no-libcrypto", remove: [Arm64Root::LIBCRYPTO])
+    lines, err = arm64("no-libcrypto", remove: [DebianRoot::ARM64.libcrypto])
     x86, = x86_64("engines")
     assert_equal "loaded", lines["native_library"]
-    assert_match(/\Alibcrypto\.so\.3 could not be loaded \(.*No such file or directory\)\z/, lines["libcrypto"])
+    assert_match(/\Ano usable libcrypto: libcrypto\.so\.3 could not be loaded \(.*No such file or directory\); libcrypto\.so\.1\.1 could not be loaded \(.*No such file or directory\)\z/,
+                 lines["libcrypto"], "each soname tried, and why it could not be used")
     assert_equal %w[java java], lines.values_at("rsa.engine", "ec.engine")
     assert_equal lines["libcrypto"], lines["rsa.openssl_problem"]
     assert_equal x86["same.rsa.signature"], lines["same.rsa.signature"], "the JDK's signature, by way of the provider"
@@ -165,7 +185,7 @@ class Aarch64Test < Minitest::Test
     assert_equal %w[0 0], lines.values_at("stats.rsa_openssl", "stats.ec_openssl")
     warnings = err.lines.map(&:chomp)
     refute_empty warnings, "libcrypto's absence went unsaid"
-    warnings.each { |line| assert_match(/\Afast_random: .*libcrypto\.so\.3 could not be loaded/, line) }
+    warnings.each { |line| assert_match(/\Afast_random: .*no usable libcrypto: libcrypto\.so\.3 could not be loaded/, line) }
     assert_equal warnings.uniq, warnings, "a warning repeated"
   end
 

@@ -7,9 +7,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import fastrandom.Setting;
 
 /**
- * OpenSSL's libcrypto 3 for RSA (exponentiations, and PKCS#1 v1.5 signatures
+ * OpenSSL's libcrypto for RSA (exponentiations, and PKCS#1 v1.5 signatures
  * in one call each), through fast_random's JNI library, which opens
- * {@code libcrypto.so.3} with dlopen the first time it is needed
+ * {@code libcrypto.so.3} (OpenSSL 3.x), else {@code libcrypto.so.1.1}
+ * (OpenSSL 1.1.1), with dlopen the first time it is needed
  * ({@link #load()}), never when the gem is required.
  *
  * <p>Native keys are {@link Key} objects; their handles never leave this
@@ -27,6 +28,8 @@ public final class LibCrypto {
     private static Boolean loaded; // guarded by LibCrypto.class
     private static String failure;
     private static String version;
+    private static String soname;
+    private static boolean noneOpened; // the library loaded, and no libcrypto could be opened
     static volatile boolean usable; // read by EcKey.liveVerifyTables without loading
 
     private static final AtomicInteger LIVE_KEYS = new AtomicInteger();
@@ -34,6 +37,7 @@ public final class LibCrypto {
     /** dlopen and dlsym; null on success, else why libcrypto cannot be used. */
     private static native String open();
     private static native String version0();
+    private static native String soname0();
     /** Public operations stay off AVX-512 IFMA (before any key is made). */
     private static native void hideIfma0();
     private static native long newPrivateKey(byte[] n, byte[] e, byte[] d, byte[] p, byte[] q,
@@ -123,10 +127,12 @@ public final class LibCrypto {
             } else {
                 try {
                     failure = open();
+                    noneOpened = failure != null;
                     if (failure == null) {
                         if (Setting.HIDE_IFMA.on()) hideIfma0();
                         NativeTestHooks.pretendOpenSslVersion(Setting.TEST_OPENSSL_VERSION.value());
                         version = version0();
+                        soname = soname0();
                     }
                 } catch (UnsatisfiedLinkError e) {
                     failure = "the native library has no OpenSSL support (rebuild it): " + e.getMessage();
@@ -151,6 +157,38 @@ public final class LibCrypto {
         if (!load()) return null;
         synchronized (LibCrypto.class) {
             return version;
+        }
+    }
+
+    /** The libcrypto opened, {@code "libcrypto.so.3"} or {@code "libcrypto.so.1.1"}, or null when unusable. */
+    public static String soname() {
+        if (!load()) return null;
+        synchronized (LibCrypto.class) {
+            return soname;
+        }
+    }
+
+    /**
+     * Why no libcrypto could be opened ("no usable libcrypto: ...", each
+     * soname tried), without loading anything; null when one was, when
+     * none was tried yet, or when the reason is not libcrypto's absence
+     * (the native library's, or {@code FAST_RANDOM_HIDE_LIBCRYPTO}).
+     */
+    public static String noneOpened() {
+        synchronized (LibCrypto.class) {
+            return noneOpened ? failure : null;
+        }
+    }
+
+    /**
+     * What the engines run on, e.g. {@code "libcrypto.so.1.1 (OpenSSL 1.1.1w  11 Sep 2023)"},
+     * without loading anything: null until libcrypto has been opened and
+     * where it cannot be (for the engines' stats).
+     */
+    public static String openedDescription() {
+        if (!usable) return null;
+        synchronized (LibCrypto.class) {
+            return soname + " (" + version + ")";
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
+import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibraryCopy;
 import fastrandom.jni.NativeLibrary;
 
@@ -36,6 +37,8 @@ public final class Diagnostics {
     /** What going without the native code means, at the end of the one warning that says so. */
     private static final String WITHOUT_NATIVE_CODE = "RSA and EC run on the engines FastRandom::RSA.engine and "
             + "FastRandom::EC.engine name, and the generators seed from the OS alone";
+    private static final String WITHOUT_LIBCRYPTO = "RSA and EC run without OpenSSL (on the engines FastRandom::RSA.engine "
+            + "and FastRandom::EC.engine name; Debian's and Ubuntu's libssl3 or libssl1.1, RHEL's openssl-libs, bring it)";
 
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
     private static final List<WeakReference<Consumer<String>>> SINKS = new ArrayList<>(); // guarded by SINKS
@@ -78,13 +81,19 @@ public final class Diagnostics {
      * Whether {@code reason} (why something runs without native code) is
      * that the native library is not used: it did not load, or no private
      * copy of it could be loaded ({@link NativeLibrary#copyFailure}), or that
-     * a copy of the bundled libgmp failed in the directory where that one did. Said
-     * here, once, for everything it costs, rather than by each thing that
-     * needed it; not at all when the gem only ships no library for this
-     * platform. The caller then says its own part only under $VERBOSE.
+     * a copy of the bundled libgmp failed in the directory where that one did;
+     * or that no libcrypto could be opened (neither OpenSSL 3's nor 1.1.1's).
+     * Said here, once, for everything it costs, rather than by each thing
+     * that needed it; not at all when the gem only ships no library for
+     * this platform. The caller then says its own part only under $VERBOSE.
      */
     public static boolean saidOnceForNativeCode(String reason) {
         if (reason == null) return false;
+        String noLibCrypto = LibCrypto.noneOpened();
+        if (noLibCrypto != null && reason.contains(noLibCrypto)) {
+            warnOnce(noLibCrypto + ": " + WITHOUT_LIBCRYPTO);
+            return true;
+        }
         String failure = NativeLibrary.failure();
         LibraryCopy.Failure copy = NativeLibrary.copyFailure();
         boolean library = failure != null && reason.contains(failure);

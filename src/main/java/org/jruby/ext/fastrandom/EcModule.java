@@ -17,6 +17,7 @@ import fastrandom.ec.EcStats;
 import fastrandom.ec.OpenSslEcEngine;
 import fastrandom.jca.ProviderHook;
 import fastrandom.jni.EcKey;
+import fastrandom.jni.LibCrypto;
 
 /**
  * {@code FastRandom::EC}: fast elliptic curves for jruby-openssl. With
@@ -91,7 +92,9 @@ public final class EcModule {
      * {@code {openssl: {sign:, verify:, derive:}, java: {...}, fallbacks:}} since the process started,
      * {@code verify_tables:}, the public keys' verification tables that exist now, and
      * {@code table_verifications:}, the verifications a table decided (a subset of the
-     * openssl verifications: not those whose table path failed and ECDSA_do_verify decided).
+     * openssl verifications: not those whose table path failed and ECDSA_do_verify decided),
+     * and {@code libcrypto:}, the one the engine opened ({@code "libcrypto.so.3 (OpenSSL 3.0.19 ...)"},
+     * nil before it is opened and where none can be).
      */
     @JRubyMethod(name = "stats", meta = true)
     public static IRubyObject stats(ThreadContext context, IRubyObject self) {
@@ -105,6 +108,8 @@ public final class EcModule {
             stats.fastASet(runtime.newSymbol(engine.getKey()), counts);
         }
         stats.fastASet(runtime.newSymbol("fallbacks"), runtime.newFixnum(EcStats.fallbacks()));
+        String libcrypto = LibCrypto.openedDescription();
+        stats.fastASet(runtime.newSymbol("libcrypto"), libcrypto == null ? runtime.getNil() : runtime.newString(libcrypto));
         stats.fastASet(runtime.newSymbol("verify_tables"), runtime.newFixnum(EcKey.liveVerifyTables()));
         stats.fastASet(runtime.newSymbol("table_verifications"), runtime.newFixnum(EcKey.tableVerifications()));
         return stats;

@@ -17,6 +17,7 @@ import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.jca.ProviderHook;
 import fastrandom.jni.LibraryCopy;
+import fastrandom.jni.LibCrypto;
 import fastrandom.rsa.GmpLibrary;
 import fastrandom.rsa.GmpRsaEngine;
 import fastrandom.rsa.OpenSslRsaEngine;
@@ -153,7 +154,9 @@ public final class RsaModule {
      * Operations per engine since the process started, e.g.
      * {@code {openssl: {private: 12, public: 40}, gmp: {private: 0, public: 0}, java: {...}, fallbacks: 0}}
      * (java: what jruby-openssl's own code did; fallbacks: operations an
-     * engine failed, which then ran on jruby-openssl's code).
+     * engine failed, which then ran on jruby-openssl's code), and
+     * {@code libcrypto:}, the one :openssl opened ({@code "libcrypto.so.1.1 (OpenSSL 1.1.1w ...)"},
+     * nil before it is opened and where none can be).
      */
     @JRubyMethod(name = "stats", meta = true)
     public static IRubyObject stats(ThreadContext context, IRubyObject self) {
@@ -166,6 +169,8 @@ public final class RsaModule {
             stats.fastASet(runtime.newSymbol(engine.getKey()), counts);
         }
         stats.fastASet(runtime.newSymbol("fallbacks"), runtime.newFixnum(RsaStats.fallbacks()));
+        String libcrypto = LibCrypto.openedDescription();
+        stats.fastASet(runtime.newSymbol("libcrypto"), libcrypto == null ? runtime.getNil() : runtime.newString(libcrypto));
         return stats;
     }
 
