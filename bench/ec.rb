@@ -58,7 +58,9 @@ module Bench
       end
     end
 
-    def secret(key, peer) = key.respond_to?(:derive) ? key.derive(peer) : key.dh_compute_key(peer.public_key)
+    def secret(key, peer)
+      key.respond_to?(:derive) ? key.derive(peer) : key.dh_compute_key(peer.public_key)
+    end
 
     # [label, key, peer] to time: every curve's PEM keys, and P-256's generated ones.
     def keys

@@ -11,6 +11,9 @@
 #
 #   ruby bench/run.rb [--quick] [--jruby 10.1,9.4[,10.0,9.4.8,...]] [--only secure_random,threads,cold,request_id,rsa,rsa_threads,ec,ec_threads,keys,crypto,crypto_threads,uuid_jvm,tls,https,x509,startup]
 #   ruby bench/run.rb --report-only     # rewrite the report from bench/results/latest.json
+#   ruby bench/run.rb --root bullseye --jruby 9.4 --only rsa,ec
+#                                       # in the Debian 11 root (script/debian_root.rb): its MRI 2.7
+#                                       # and OpenSSL 1.1.1, its Java 17 under the JRubies
 require "fileutils"
 require "json"
 require "open3"
@@ -34,7 +37,7 @@ JRUBIES = %w[10.1 9.4].freeze
 # name bin/jruby's --jruby takes (script/env.sh's fr_jruby_version), each
 # downloaded from Maven Central before the first run if it is not there.
 
-options = { quick: false, jrubies: JRUBIES, only: Bench::Plan::WORKLOADS, report_only: false }
+options = { quick: false, jrubies: JRUBIES, only: Bench::Plan::WORKLOADS, report_only: false, root: nil }
 OptionParser.new do |o|
   o.banner = "usage: bin/bench [--quick] [--jruby #{JRUBIES.join(",")}] [--only #{Bench::Plan::WORKLOADS.join(",")}] [--report-only]"
   o.on("--quick", "short runs for a smoke test (rough numbers)") { options[:quick] = true }
@@ -53,7 +56,19 @@ OptionParser.new do |o|
     options[:only] = list
   end
   o.on("--report-only", "print and write the report of bench/results/latest.json again") { options[:report_only] = true }
+  o.on("--root NAME", "run in a Debian root of the test beds (#{DebianRoot::BENCH.keys.join(", ")}; made by bin/setup)") do |name|
+    options[:root] = DebianRoot::BENCH.fetch(name) { abort "no Debian root #{name} for bin/bench (#{DebianRoot::BENCH.keys.join(", ")})" }
+  end
 end.parse!
+
+if options[:root]
+  problem = options[:root].problem
+  abort "bin/bench --root: #{problem}" if problem
+  options[:only] &= Bench::Implementation::ROOT_WORKLOADS if options[:only] == Bench::Plan::WORKLOADS
+  others = options[:only] - Bench::Implementation::ROOT_WORKLOADS
+  abort "bin/bench --root runs only #{Bench::Implementation::ROOT_WORKLOADS.join(", ")}, not #{others.join(", ")}" unless others.empty?
+  Bench::Implementation.root = options[:root]
+end
 
 def log(message)
   warn "[bench #{Time.now.strftime("%H:%M:%S")}] #{message}"
@@ -82,7 +97,7 @@ def run_workload(step, quick:)
   prefix = File.join(RAW, "#{step.workload}--#{impl.key}")
   env = impl.environment.merge("BENCH_OUTPUT" => prefix, "BENCH_IPS_PATH" => ips_path, "BENCH_QUICK" => quick ? "1" : nil)
   env["BENCH_CASES"] = impl.cases.join(";") if impl.cases && step.workload == "secure_random"
-  out, status = Open3.capture2e(env, *impl.command(File.join(ROOT, "bench/#{step.workload}.rb")))
+  out, status = impl.capture(env, File.join(ROOT, "bench/#{step.workload}.rb"))
   File.write("#{prefix}.log", out)
   unless status.success? && File.exist?("#{prefix}.ips.json")
     reason = out.lines.map(&:strip).reject(&:empty?).grep_v(/\A(at |from |org\.|java\.)/).last(1).join
@@ -129,7 +144,7 @@ def write_report(results, directory)
   log "written: #{directory.delete_prefix("#{ROOT}/")}/latest.md, latest.svg, latest.json"
 end
 
-full = !options[:quick] && options[:only] == Bench::Plan::WORKLOADS && options[:jrubies] == JRUBIES
+full = !options[:quick] && options[:only] == Bench::Plan::WORKLOADS && options[:jrubies] == JRUBIES && !options[:root]
 if options[:report_only]
   directory = File.exist?(File.join(RESULTS, "latest.json")) ? RESULTS : PARTIAL_RESULTS
   write_report(Bench::Results.new(JSON.parse(File.read(File.join(directory, "latest.json")))), directory)
@@ -145,7 +160,7 @@ log "#{options[:quick] ? "quick" : "full"} run: #{plan.steps.size} steps on #{pl
 data = {
   "date" => Time.now.utc.strftime("%Y-%m-%d %H:%M UTC"),
   "quick" => options[:quick],
-  "machine" => Bench::Machine.describe,
+  "machine" => Bench::Machine.describe(options[:root] && Bench::Implementation),
   "load_before" => Bench::Machine.load_average,
   "implementations" => plan.implementations.map do |impl|
     { "key" => impl.key, "label" => impl.label, "jruby" => impl.jruby, "variant" => impl.variant, "stock_key" => impl.stock_key,

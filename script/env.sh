@@ -266,6 +266,14 @@ fr_enable_arm64_binfmt() {
   grep -q '^flags: .*F' "$entry" || { echo "setup: binfmt_misc's qemu-aarch64 entry lacks flag F (not Debian's qemu-user-static?)" >&2; return 1; }
 }
 
+# Unmounts what debootstrap left mounted under a directory (its /proc).
+fr_unmount_under() {
+  local mountpoint
+  for mountpoint in $(awk -v dir="$1/" 'index($2, dir) == 1 { print $2 }' /proc/mounts | sort -r); do
+    umount "$mountpoint" || umount -l "$mountpoint" || true
+  done
+}
+
 # Makes root ARCH SUITE unless it is complete (its stamp file is written
 # last). Built under a temporary name and moved, so an interrupted run
 # leaves nothing that looks complete.
@@ -283,9 +291,18 @@ fr_make_debian_root() {
   rm -rf --one-file-system "$partial" || return 1
   mkdir -p "$(dirname "$root")" || return 1
   echo "setup: making a Debian $suite $arch root in $root (debootstrap)" >&2
-  debootstrap --arch="$arch" --variant=minbase --include="${packages// /,}" \
-    "$suite" "$partial" http://deb.debian.org/debian >"$partial.log" 2>&1 \
-    || { echo "setup: debootstrap failed (log: $partial.log)" >&2; return 1; }
+  # Twice at most: under qemu the configuration of a package that runs Java
+  # (ca-certificates-java) has been seen to fail.
+  local attempt
+  for attempt in 1 2; do
+    debootstrap --arch="$arch" --variant=minbase --include="${packages// /,}" \
+      "$suite" "$partial" http://deb.debian.org/debian >"$partial.log" 2>&1 && break
+    fr_unmount_under "$partial"
+    [ "$attempt" -eq 2 ] && { echo "setup: debootstrap failed (log: $partial.log)" >&2; return 1; }
+    echo "setup: debootstrap failed (log: $partial.log); once more" >&2
+    rm -rf --one-file-system "$partial" || return 1
+  done
+  fr_unmount_under "$partial" # debootstrap has been seen to leave its /proc there
   [ -x "$partial$java" ] || { echo "setup: the $suite $arch root has no $java" >&2; return 1; }
   rm -rf --one-file-system "$root" "$partial/var/cache/apt/archives/"*.deb || return 1
   mv "$partial.log" "$partial/debootstrap.log" || return 1

@@ -136,7 +136,9 @@ module Bench
     if defined?(FastRandom::RSA) && FastRandom::RSA.installed?
       info["rsa_engine"] = FastRandom::RSA.engine.to_s
       info["rsa_public_exponentiation"] = Java::FastrandomJni::LibCrypto.public_exponentiation.to_s
+      info["fast_random_libcrypto"] = FastRandom::RSA.stats[:libcrypto]
     end
+    info["fast_random_libcrypto"] ||= FastRandom::EC.stats[:libcrypto] if defined?(FastRandom::EC) && FastRandom::EC.installed?
     info
   end
 end

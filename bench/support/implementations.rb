@@ -2,6 +2,8 @@
 
 require "open3"
 require "rbconfig"
+require_relative "../../script/debian_root"
+require_relative "../../script/jruby_versions"
 
 module Bench
   # The Rubies every workload is compared on: MRI (the one running
@@ -38,12 +40,34 @@ module Bench
       @needs_rdrand = needs_rdrand
     end
 
+    # The workloads bin/bench --root runs: their scripts parse on the
+    # root's older MRI (Debian 11's 2.7) and need nothing but openssl.
+    ROOT_WORKLOADS = %w[rsa rsa_threads ec ec_threads].freeze
+
+    class << self
+      # The Debian root every implementation runs in (bin/bench --root,
+      # script/debian_root.rb), its own MRI as the MRI row; nil: this machine.
+      attr_accessor :root
+
+      # The root's MRI: [RUBY_VERSION, RUBY_DESCRIPTION, OpenSSL's version, benchmark-ips's].
+      def root_mri
+        @root_mri ||= begin
+          out, err, status = root.run("/usr/bin/ruby", "-ropenssl", "-rbenchmark/ips", "-e",
+                                      "puts RUBY_VERSION, RUBY_DESCRIPTION, OpenSSL::OPENSSL_LIBRARY_VERSION, Benchmark::IPS::VERSION")
+          raise "the #{root.name}'s MRI failed (#{status}): #{err}" unless status.success?
+
+          out.lines(chomp: true)
+        end
+      end
+    end
+
     def self.all(jrubies)
       [mri] + jrubies.flat_map { |version| jruby(version) }
     end
 
     def self.mri
-      new(key: "mri", label: "MRI #{RUBY_VERSION}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + TLS_DATA + %w[tls x509 startup])
+      version = root ? root_mri.first : RUBY_VERSION
+      new(key: "mri", label: "MRI #{version}", variant: "mri", workloads: SECURE_RANDOM + PUBLIC_KEY + CRYPTO + TLS_DATA + %w[tls x509 startup])
     end
 
     # JRuby 10.1 (the one most targets are set on) runs every configuration;
@@ -108,11 +132,30 @@ module Bench
     end
 
     # The command that runs a Ruby script or -e code here. Stock JRuby runs
-    # with nothing added to its load path (bin/jruby --bare).
+    # with nothing added to its load path (bin/jruby --bare). In a root: its
+    # MRI, or its Java 17 running the same jruby-complete jar.
     def command(*args)
-      return [RbConfig.ruby, *args] if mri?
+      root = self.class.root
+      return [root ? "/usr/bin/ruby" : RbConfig.ruby, *args] if mri?
+      return [JRUBY, "--jruby", jruby, *("--bare" if stock?), *args] unless root
 
-      [JRUBY, "--jruby", jruby, *("--bare" if stock?), *args]
+      [root.java, "-jar", jruby_jar, *(["-I", File.join(ROOT, "lib")] unless stock?), *args]
+    end
+
+    # Runs command(*args) with +env+ (nil values unset): [stdout and stderr, status].
+    # In a root, the checkout is at its own path there (writable: the
+    # workloads write their results into it) and so is the JRuby jar.
+    def capture(env, *args)
+      root = self.class.root
+      return Open3.capture2e(env, *command(*args)) unless root
+
+      mounts = mri? ? {} : { File.dirname(jruby_jar) => File.dirname(jruby_jar) }
+      out, err, status = root.run(*command(*args), env: env, mounts: mounts, writable: { ROOT => ROOT })
+      [out + err, status]
+    end
+
+    def jruby_jar
+      @jruby_jar ||= JRubyVersions.jar(JRubyVersions.full(jruby)) or raise "no jruby-complete for JRuby #{jruby}"
     end
 
     # The same without bin/jruby's shell script around the JVM (for timing

@@ -9,8 +9,10 @@ module Bench
   module Machine
     module_function
 
-    def describe
-      {
+    # +in_root+: the Implementation class whose root the run is in (whose
+    # MRI, OpenSSL and benchmark-ips are the root's), or nil.
+    def describe(in_root = nil)
+      machine = {
         "cpu" => cpu,
         "cores" => Etc.nprocessors,
         "os" => "#{Etc.uname[:sysname]} #{Etc.uname[:release]}",
@@ -18,6 +20,11 @@ module Bench
         "mri_openssl" => openssl_version,
         "benchmark_ips" => benchmark_ips_version,
       }
+      return machine unless in_root
+
+      _, description, openssl, ips = in_root.root_mri
+      machine.merge("os" => "#{machine["os"]}, in the #{in_root.root.name} (chroot)", "mri" => description,
+                    "mri_openssl" => openssl, "benchmark_ips" => ips)
     end
 
     def cpu

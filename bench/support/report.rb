@@ -126,7 +126,8 @@ module Bench
         list << text
       end
       fast_random = all_runtimes.find { |r| r["fast_random"] }
-      list << "fast_random #{fast_random["fast_random"]}" if fast_random
+      libcrypto = all_runtimes.filter_map { |r| r["fast_random_libcrypto"] }.first
+      list << "fast_random #{fast_random["fast_random"]}#{" on #{libcrypto}" if libcrypto}" if fast_random
       list << "benchmark-ips #{@results.data.dig("machine", "benchmark_ips")}"
       list
     end

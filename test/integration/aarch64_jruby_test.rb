@@ -3,7 +3,7 @@
 # Passes aarch64: JRuby itself under qemu takes some 30 s a start, so this runs on request (bin/test --aarch64-jruby).
 
 require_relative "../test_helper"
-require_relative "../support/debian_root"
+require_relative "../../script/debian_root"
 require_relative "../support/mri_keys"
 require_relative "../../script/jruby_versions"
 require "json"

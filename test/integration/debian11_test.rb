@@ -3,7 +3,7 @@
 # Passes 10.1: the Debian 11 root runs its own JVMs and MRI, whatever the pass's settings.
 
 require_relative "../test_helper"
-require_relative "../support/debian_root"
+require_relative "../../script/debian_root"
 require_relative "../support/packaging"
 require_relative "../../script/jruby_versions"
 require "json"

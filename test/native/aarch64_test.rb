@@ -3,7 +3,7 @@
 # Passes 10.1: the arm64 library runs in its own arm64 JVM under qemu, whatever the pass's settings.
 
 require_relative "../test_helper"
-require_relative "../support/debian_root"
+require_relative "../../script/debian_root"
 require "tmpdir"
 
 # The linux-aarch64 JNI library, as the gem ships it, in a real arm64 JVM

@@ -3,12 +3,13 @@
 require "open3"
 require "shellwords"
 require "tmpdir"
-require_relative "../../script/env_sh"
+require_relative "env_sh"
 
 # The Debian roots of the test beds, made by bin/setup (script/env.sh's
-# FR_DEBIAN_ROOTS, fr_make_debian_root): programs of another Linux run
-# with chroot, arm64 ones on this x86-64 machine by qemu-user through the
-# kernel's binfmt_misc, amd64 ones natively.
+# FR_DEBIAN_ROOTS, fr_make_debian_root), for the suite and bin/bench
+# --root: programs of another Linux run with chroot, arm64 ones on this
+# x86-64 machine by qemu-user through the kernel's binfmt_misc, amd64 ones
+# natively.
 #
 # Each run has a mount namespace of its own (unshare), in which the root is
 # seen through an overlay whose writable half is a tmpfs of that namespace:
@@ -20,7 +21,7 @@ require_relative "../../script/env_sh"
 # QEMU_CPU picks the emulated CPU: "max" has FEAT_RNG (RNDR), "cortex-a72"
 # does not. A run that outlives TIMEOUT seconds is killed.
 class DebianRoot
-  ROOT_CHECKOUT = File.expand_path("../..", __dir__)
+  ROOT_CHECKOUT = File.expand_path("..", __dir__)
   CHECKOUT = "/fast_random"
   BINFMT = "/proc/sys/fs/binfmt_misc/qemu-aarch64"
   TIMEOUT = 600
@@ -85,8 +86,12 @@ class DebianRoot
     end
   end
 
+  # The roots bin/bench --root runs in, by name: the native ones (under
+  # qemu a benchmark would measure the emulator).
+  BENCH = { "bullseye" => BULLSEYE }.freeze
+
   # Runs +command+ (absolute paths of the root) with +env+ added to
-  # ENVIRONMENT, on the emulated +cpu+ (arm64), the host directories
+  # ENVIRONMENT (a nil value: left out), on the emulated +cpu+ (arm64), the host directories
   # +mounts+ ({host => path in the root}) bound in read-only and +writable+
   # read-write, the root's files +remove+ taken away for this run:
   # [stdout, stderr, status].
@@ -112,7 +117,7 @@ class DebianRoot
       steps << "mount -t proc proc #{File.join(merged, "proc").shellescape}"
       remove.each { |file| steps << "rm -f #{File.join(merged, file).shellescape}" }
       steps << "exec timeout --kill-after=10 #{TIMEOUT} chroot #{merged.shellescape} #{command.shelljoin}"
-      Open3.capture3(ENVIRONMENT.merge(env).merge("QEMU_CPU" => cpu), "unshare", "--mount", "--propagation", "private",
+      Open3.capture3(ENVIRONMENT.merge(env.compact).merge("QEMU_CPU" => cpu), "unshare", "--mount", "--propagation", "private",
                      "sh", "-ec", steps.join("\n"), unsetenv_others: true)
     end
   end
