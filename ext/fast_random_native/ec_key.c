@@ -1,6 +1,6 @@
 /*
  * fast_random's native helper: elliptic curves (ECDSA, ECDH) for the EC
- * engine, through OpenSSL's libcrypto 3 (opened on first use, see
+ * engine, through OpenSSL's libcrypto, 3.x or 1.1.1 (opened on first use, see
  * libcrypto.h), for the JVM through JNI.
  *
  * A key is one OpenSSL EC_KEY (EC_KEY_new and its setters, deprecated in

@@ -1,6 +1,6 @@
 /*
  * fast_random's native helper: RSA for the :openssl engine, through
- * OpenSSL's libcrypto 3 (opened on first use, see libcrypto.h), for the JVM
+ * OpenSSL's libcrypto, 3.x or 1.1.1 (opened on first use, see libcrypto.h), for the JVM
  * through JNI.
  *
  * A private key is validated here once (p q = n, every CRT value below its

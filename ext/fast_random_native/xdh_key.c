@@ -1,6 +1,6 @@
 /*
  * fast_random's native helper: X25519 and X448 (RFC 7748) key agreement
- * for the JVM-wide provider's XDH services, through OpenSSL's libcrypto 3
+ * for the JVM-wide provider's XDH services, through OpenSSL's libcrypto
  * (opened on first use, see libcrypto.h), for the JVM through JNI.
  *
  * A key is one private EVP_PKEY made from its raw scalar (drawn by the

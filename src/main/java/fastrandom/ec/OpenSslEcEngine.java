@@ -19,7 +19,7 @@ import fastrandom.jni.LibCrypto;
 import fastrandom.jni.LibCryptoException;
 
 /**
- * The {@code :openssl} EC engine: ECDSA and ECDH in OpenSSL's libcrypto 3
+ * The {@code :openssl} EC engine: ECDSA and ECDH in OpenSSL's libcrypto (3.x or 1.1.1)
  * (through fast_random's JNI library, see {@link EcKey}), for the curves of
  * {@link EcCurve}.
  *

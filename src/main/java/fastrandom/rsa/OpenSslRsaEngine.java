@@ -12,7 +12,7 @@ import fastrandom.jni.LibCryptoException;
 import fastrandom.support.Diagnostics;
 
 /**
- * The {@code :openssl} engine: RSA in OpenSSL's libcrypto 3 (loaded with
+ * The {@code :openssl} engine: RSA in OpenSSL's libcrypto, 3.x or 1.1.1 (loaded with
  * dlopen through fast_random's JNI library, see {@link LibCrypto}).
  *
  * <p>Each private key becomes one native key, validated in C and built
