@@ -95,7 +95,9 @@ def run_workload(step, quick:)
   return { "unavailable" => impl.unavailable } if impl.unavailable
 
   prefix = File.join(RAW, "#{step.workload}--#{impl.key}")
-  env = impl.environment.merge("BENCH_OUTPUT" => prefix, "BENCH_IPS_PATH" => ips_path, "BENCH_QUICK" => quick ? "1" : nil)
+  # In a root, its own benchmark-ips (Debian's ruby-benchmark-ips, which fr_root_packages installs there).
+  ips = Bench::Implementation.root ? Bench::Implementation::ROOT_IPS_DIR : ips_path
+  env = impl.environment.merge("BENCH_OUTPUT" => prefix, "BENCH_IPS_PATH" => ips, "BENCH_QUICK" => quick ? "1" : nil)
   env["BENCH_CASES"] = impl.cases.join(";") if impl.cases && step.workload == "secure_random"
   out, status = impl.capture(env, File.join(ROOT, "bench/#{step.workload}.rb"))
   File.write("#{prefix}.log", out)

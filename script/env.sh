@@ -288,6 +288,7 @@ fr_make_debian_root() {
   fi
   [ -f "$root/.fast_random-complete" ] && return 0
   local partial="$root.partial"
+  fr_unmount_under "$partial" # what an interrupted run left mounted
   rm -rf --one-file-system "$partial" || return 1
   mkdir -p "$(dirname "$root")" || return 1
   echo "setup: making a Debian $suite $arch root in $root (debootstrap)" >&2

@@ -43,6 +43,8 @@ module Bench
     # The workloads bin/bench --root runs: their scripts parse on the
     # root's older MRI (Debian 11's 2.7) and need nothing but openssl.
     ROOT_WORKLOADS = %w[rsa rsa_threads ec ec_threads].freeze
+    # Where a root's Debian ruby-benchmark-ips is (fr_root_packages installs it), for every row there.
+    ROOT_IPS_DIR = "/usr/lib/ruby/vendor_ruby"
 
     class << self
       # The Debian root every implementation runs in (bin/bench --root,

@@ -1,7 +1,7 @@
 /*
  * Opens OpenSSL's libcrypto for the :openssl engines (see libcrypto.h):
  * libcrypto.so.3 (OpenSSL 3.x), else libcrypto.so.1.1 (OpenSSL 1.1.1, as
- * on RHEL 8, Ubuntu 20.04, Debian 11 and Amazon Linux 2).
+ * on RHEL 8, Ubuntu 20.04, Debian 11 and Amazon Linux 2's openssl11).
  *
  * Java side: fastrandom.jni.LibCrypto (open, version0, soname0; its RSA
  * methods are in libcrypto_rsa.c).
@@ -58,16 +58,18 @@ static const char *open_soname(const char *soname, char *why, size_t why_size)
         return why;
     }
     why[0] = 0;
+    /* libcrypto.so.1.1 is also OpenSSL 1.1.0's soname, which lacks functions we need: said as such, first. */
+    unsigned long (*version_num)(void) = (unsigned long (*)(void)) dlsym(handle, "OpenSSL_version_num");
+    const char *(*version)(int) = (const char *(*)(int)) dlsym(handle, "OpenSSL_version");
+    if (version_num != NULL && version != NULL && version_num() < LIBCRYPTO_OLDEST) {
+        snprintf(why, why_size, "%s is %s; the :openssl engines need OpenSSL 1.1.1 or later", soname,
+                 version(OPENSSL_VERSION));
+    }
 #define RESOLVE(ret, name, params) \
     if (why[0] == 0 && (crypto.name = (ret (*) params) dlsym(handle, #name)) == NULL) \
         snprintf(why, why_size, "%s has no %s", soname, #name);
     LIBCRYPTO_FUNCTIONS(RESOLVE)
 #undef RESOLVE
-    /* libcrypto.so.1.1 is also OpenSSL 1.1.0's soname, which lacks functions we need (or has them broken). */
-    if (why[0] == 0 && crypto.OpenSSL_version_num() < LIBCRYPTO_OLDEST) {
-        snprintf(why, why_size, "%s is %s; the :openssl engines need OpenSSL 1.1.1 or later", soname,
-                 crypto.OpenSSL_version(OPENSSL_VERSION));
-    }
     if (why[0] == 0) return NULL;
     memset(&crypto, 0, sizeof crypto);
     dlclose(handle);
@@ -138,6 +140,13 @@ JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_version0(JNIEnv *env, jc
     (void) cls;
     if (libcrypto_open() != NULL) return NULL;
     return (*env)->NewStringUTF(env, crypto.OpenSSL_version(OPENSSL_VERSION));
+}
+
+JNIEXPORT jlong JNICALL Java_fastrandom_jni_LibCrypto_versionNumber0(JNIEnv *env, jclass cls)
+{
+    (void) env;
+    (void) cls;
+    return libcrypto_open() == NULL ? (jlong) libcrypto_version_num() : 0;
 }
 
 JNIEXPORT jstring JNICALL Java_fastrandom_jni_LibCrypto_soname0(JNIEnv *env, jclass cls)

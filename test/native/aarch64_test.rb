@@ -121,6 +121,7 @@ class Aarch64Test < Minitest::Test
     assert_equal %w[openssl openssl openssl], lines.values_at("rsa.engine", "rsa.public_exponentiation", "ec.engine")
     assert_equal %w[6 48 0 0], lines.values_at("stats.rsa_openssl", "stats.ec_openssl", "stats.rsa_fallbacks", "stats.ec_fallbacks")
     assert_equal "NativePRNGNonBlocking+RNDRRS", lines["generator.entropy"]
+    assert_operator lines["ec.p521.table_verifications"].to_i, :>, 0, "no P-521 verification table was built on 1.1.1"
     assert_equal same(x86), same(lines), "OpenSSL 1.1.1 on aarch64 answers otherwise than OpenSSL 3 on x86-64"
     assert_empty err, "a warning or a Java exception on stderr"
   end

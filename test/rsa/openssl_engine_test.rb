@@ -286,6 +286,29 @@ class RsaOpenSslEngineTest < Minitest::Test
     assert_equal ['["openssl", "predates OpenSSL 3.0.8"]', '["ifma", nil]'], results
   end
 
+  # OpenSSL 1.1.1 fixed CVE-2022-4304 in 1.1.1t, and vendors backported the
+  # fix to older letters (RHEL 8's 1.1.1k), which the version number cannot
+  # tell: below 1.1.1t the notice is given only under -w.
+  def test_on_openssl_1_1_1_the_unblinding_notice_is_said_below_1_1_1t_under_verbose_only
+    skip "the C side's version rule, the same on every JRuby: run once, in the 10.1 main pass" unless JRUBY_VERSION.start_with?("10.") && TestHelper.main_pass?
+    test_library = File.join(TestHelper::ROOT, "tmp/native/test/libfast_random.so")
+    skip "no test build of the native library (rake native_test)" unless File.file?(test_library)
+    sign = 'require "fast_random"; require "openssl"; OpenSSL::PKey::RSA.new(1024).sign("SHA256", "x"); ' \
+           'p Java::FastrandomJni::LibCrypto.private_path_notice.to_s[/predates OpenSSL 3\.0\.8.s and 1\.1\.1t.s/]'
+    said = { "1010113f" => [[], ["-w"]], "1010114f" => [["-w"]] }.flat_map do |version, flags_list|
+      flags_list.map do |flags|
+        env = { "FAST_RANDOM_NATIVE_LIBRARY" => test_library, "FAST_RANDOM_HIDE_LIBCRYPTO" => nil,
+                "FAST_RANDOM_TEST_OPENSSL_VERSION" => version, "FAST_RANDOM_RSA_ENGINE" => "openssl" }
+        out, err, status = TestHelper.jruby(sign, *flags, env: env)
+        assert status.success?, err
+        [version, flags, out.lines.last.strip, err.lines.grep(/CVE-2022-4304/).size]
+      end
+    end
+    assert_equal [["1010113f", [], '"predates OpenSSL 3.0.8\'s and 1.1.1t\'s"', 0],
+                  ["1010113f", ["-w"], '"predates OpenSSL 3.0.8\'s and 1.1.1t\'s"', 1],
+                  ["1010114f", ["-w"], "nil", 0]], said
+  end
+
   private
 
   # Builds `count` native keys whose identities are dropped at once.

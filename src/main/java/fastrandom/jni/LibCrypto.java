@@ -29,7 +29,7 @@ public final class LibCrypto {
     private static String failure;
     private static String version;
     private static String soname;
-    private static boolean noneOpened; // the library loaded, and no libcrypto could be opened
+    private static volatile String noneOpened; // why no libcrypto could be opened (the library loaded), once known
     static volatile boolean usable; // read by EcKey.liveVerifyTables without loading
 
     private static final AtomicInteger LIVE_KEYS = new AtomicInteger();
@@ -38,6 +38,7 @@ public final class LibCrypto {
     private static native String open();
     private static native String version0();
     private static native String soname0();
+    private static native long versionNumber0();
     /** Public operations stay off AVX-512 IFMA (before any key is made). */
     private static native void hideIfma0();
     private static native long newPrivateKey(byte[] n, byte[] e, byte[] d, byte[] p, byte[] q,
@@ -127,7 +128,7 @@ public final class LibCrypto {
             } else {
                 try {
                     failure = open();
-                    noneOpened = failure != null;
+                    noneOpened = failure;
                     if (failure == null) {
                         if (Setting.HIDE_IFMA.on()) hideIfma0();
                         NativeTestHooks.pretendOpenSslVersion(Setting.TEST_OPENSSL_VERSION.value());
@@ -160,6 +161,15 @@ public final class LibCrypto {
         }
     }
 
+    /**
+     * OpenSSL_version_num() of the libcrypto opened (0x30000130 for 3.0.19,
+     * 0x1010117f for 1.1.1w; in the test build what
+     * {@code FAST_RANDOM_TEST_OPENSSL_VERSION} pretends), 0 when unusable.
+     */
+    public static long versionNumber() {
+        return load() ? versionNumber0() : 0;
+    }
+
     /** The libcrypto opened, {@code "libcrypto.so.3"} or {@code "libcrypto.so.1.1"}, or null when unusable. */
     public static String soname() {
         if (!load()) return null;
@@ -175,9 +185,7 @@ public final class LibCrypto {
      * (the native library's, or {@code FAST_RANDOM_HIDE_LIBCRYPTO}).
      */
     public static String noneOpened() {
-        synchronized (LibCrypto.class) {
-            return noneOpened ? failure : null;
-        }
+        return noneOpened;
     }
 
     /**
@@ -220,8 +228,9 @@ public final class LibCrypto {
     /**
      * What a known-bad libcrypto changes, for one warning, or null: on
      * 3.0.4 (its AVX-512 IFMA code for 1024-bit primes is broken) those keys
-     * run on fast_random's own CRT; before 3.0.8 OpenSSL's RSA unblinding
-     * is not constant-time. Null when libcrypto is unusable.
+     * run on fast_random's own CRT; before 3.0.8, and 1.1.1t on 1.1.1,
+     * OpenSSL's RSA unblinding is not constant-time. Null when libcrypto is
+     * unusable.
      */
     public static String privatePathNotice() {
         return load() ? privatePathNotice0() : null;

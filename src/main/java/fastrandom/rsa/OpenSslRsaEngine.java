@@ -43,6 +43,8 @@ public final class OpenSslRsaEngine implements RsaEngine {
 
     /** OpenSSL's OPENSSL_RSA_MAX_MODULUS_BITS: it refuses larger private keys. */
     public static final int MAX_MODULUS_BITS = 16384;
+    /** OpenSSL_version_num() of OpenSSL 3.0.0: below it, a 1.1.1 release. */
+    private static final long OPENSSL_3 = 0x30000000L;
 
     /** Lookups of a cached key before falling back to a key for one call (see privateOperation). */
     private static final int LOOKUP_ATTEMPTS = 3;
@@ -67,7 +69,11 @@ public final class OpenSslRsaEngine implements RsaEngine {
         this.privateKeys = new KeyCache<>(capacity, LibCrypto.Key::close, key -> !key.isClosed());
         this.publicKeys = new KeyCache<>(capacity, LibCrypto.Key::close, key -> !key.isClosed());
         String notice = LibCrypto.privatePathNotice(); // a known-bad libcrypto: what it changes, once
-        if (notice != null) Diagnostics.warnOnce(notice);
+        if (notice == null) return;
+        // A 1.1.1 letter does not say whether the vendor backported a fix (RHEL 8's 1.1.1k and Ubuntu
+        // 20.04's 1.1.1f carry CVE-2022-4304's): a warning no one could act on, so only under $VERBOSE.
+        if (LibCrypto.versionNumber() >= OPENSSL_3) Diagnostics.warnOnce(notice);
+        else Diagnostics.warnOnceIfVerbose(notice);
     }
 
     /** Why this engine cannot run here (libcrypto missing, hidden, or the JNI library), or null. */
