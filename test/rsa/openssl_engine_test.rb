@@ -37,10 +37,14 @@ class RsaOpenSslEngineTest < Minitest::Test
       assert_nil Engine.self_test
       assert_match(/\AOpenSSL 3\./, LibCrypto.version)
       assert_equal "openssl", engine.name
+      assert_equal ["libcrypto.so.3", "libcrypto.so.3 (#{LibCrypto.version})"], [LibCrypto.soname, LibCrypto.opened_description],
+                   "this machine's OpenSSL 3 is the one tried first"
+      assert_equal LibCrypto.opened_description, FastRandom::RSA.stats[:libcrypto]
     else
       reason = Engine.unavailable_reason
       assert_match(/hidden by FAST_RANDOM_HIDE_LIBCRYPTO|native library .* is missing/, reason)
       assert_equal reason, Engine.self_test
+      assert_nil LibCrypto.opened_description
       key = RsaTestKeys.key(1024, 65_537)
       error = assert_raises(RsaEngineException) { Engine.new.private_operation(key.engine_key, 5) }
       assert_includes error.message, reason

@@ -108,10 +108,10 @@ public final class EcModule {
             stats.fastASet(runtime.newSymbol(engine.getKey()), counts);
         }
         stats.fastASet(runtime.newSymbol("fallbacks"), runtime.newFixnum(EcStats.fallbacks()));
-        String libcrypto = LibCrypto.openedDescription();
-        stats.fastASet(runtime.newSymbol("libcrypto"), libcrypto == null ? runtime.getNil() : runtime.newString(libcrypto));
         stats.fastASet(runtime.newSymbol("verify_tables"), runtime.newFixnum(EcKey.liveVerifyTables()));
         stats.fastASet(runtime.newSymbol("table_verifications"), runtime.newFixnum(EcKey.tableVerifications()));
+        String libcrypto = LibCrypto.openedDescription();
+        stats.fastASet(runtime.newSymbol("libcrypto"), libcrypto == null ? runtime.getNil() : runtime.newString(libcrypto));
         return stats;
     }
 
