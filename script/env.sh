@@ -220,7 +220,7 @@ fr_install_debian_packages() {
 }
 
 # The Debian roots of the test beds, made by debootstrap and kept with the
-# downloads, outside the git tree (test/support/debian_root.rb runs programs
+# downloads, outside the git tree (script/debian_root.rb runs programs
 # in them with chroot). bin/setup makes each once.
 #   arm64 bookworm   the ARM test bed (test/native/aarch64_test.rb, bin/test
 #                    --aarch64-jruby): Debian 12 on arm64, run through

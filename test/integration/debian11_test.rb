@@ -11,7 +11,7 @@ require "tmpdir"
 
 # The Linux that JRuby shops run, for real: a Debian 11 root (glibc 2.31,
 # OpenSSL 1.1.1w, its own OpenJDK 17 and 11 and MRI 2.7), run with chroot
-# on this machine, no emulation (test/support/debian_root.rb). The java gem
+# on this machine, no emulation (script/debian_root.rb). The java gem
 # from `rake gem` is installed there with JRuby 9.4's own `gem install
 # --local`, as a user would; that root's MRI makes the keys and the answers
 # (test/support/debian11/mri.rb) which JRuby's must equal, and checks

@@ -64,7 +64,7 @@ module Passes
                               "FAST_RANDOM_JRUBY_OPENSSL" => ENV["FAST_RANDOM_JRUBY_OPENSSL"]),
              proves: "the hooks on the jruby-openssl in FAST_RANDOM_JRUBY_OPENSSL (0.16.1: derive moved to OpenSSL::PKey::PKey)"),
     # On request only (bin/test --aarch64-jruby): its files start JRuby in
-    # the arm64 root under qemu (test/support/arm64_root.rb), where Debian
+    # the arm64 root under qemu (script/debian_root.rb), where Debian
     # bookworm's Java 17 runs JRuby 9.4; the pass's own JRuby only drives them.
     Pass.new(name: "aarch64", jruby: "9.4",
              env: UNSET.merge("FAST_RANDOM_NATIVE_LIBRARY" => TEST_LIBRARY),
