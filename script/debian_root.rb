@@ -51,8 +51,11 @@ class DebianRoot
     @path ||= EnvSh.call("fr_debian_root", arch, suite) or raise "script/env.sh gave no #{name}"
   end
 
-  # Its Java 17 (a path in the root), and another of its JDKs.
-  def java(version = 17) = "/usr/lib/jvm/java-#{version}-openjdk-#{arch}/bin/java"
+  # The java of its OpenJDK +version+ (a path in the root; script/env.sh decides).
+  def java(version = 17)
+    @java ||= {}
+    @java[version] ||= EnvSh.call("fr_root_java", arch, version.to_s) or raise "script/env.sh gave no java for the #{name}"
+  end
 
   # Its libcrypto (a path in the root): libcrypto.so.3 on bookworm, .so.1.1 on bullseye.
   def libcrypto = "/usr/lib/#{TRIPLETS.fetch(arch)}/libcrypto.so.#{suite == "bullseye" ? "1.1" : "3"}"

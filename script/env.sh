@@ -242,9 +242,9 @@ fr_root_packages() {
   esac
 }
 
-# The Java 17 of root ARCH (a path inside the root).
+# The java of root ARCH's OpenJDK VERSION (17 unless given; a path inside the root).
 fr_root_java() {
-  echo "/usr/lib/jvm/java-17-openjdk-$1/bin/java"
+  echo "/usr/lib/jvm/java-${2:-17}-openjdk-$1/bin/java"
 }
 
 # Where root ARCH SUITE is.
