@@ -47,7 +47,8 @@ Gem::Specification.new do |spec|
     tracked = Dir["{lib,src,ext}/**/*", "*.md", "docs/*.md", "LICENSE"] if tracked.empty?
     # The docs README.md links to travel with it, so its links work in an installed gem.
     files = tracked.grep(%r{\A(lib|src|ext)/|\A(README|CHANGELOG|CONTRIBUTING|THIRD_PARTY_NOTICES)\.md\z|\Adocs/[^/]+\.md\z|\ALICENSE\z})
-    built = Dir["lib/fast_random/fast_random.jar", "lib/fast_random/*/libfast_random.*", "lib/fast_random/vendor/**/*"]
+    built = Dir["lib/fast_random/fast_random.jar", "lib/fast_random/*/libfast_random.*", "lib/fast_random/*/libnetty_tcnative_*",
+                "lib/fast_random/vendor/**/*"]
     (java ? files + built : files).select { |path| File.file?(path) }.uniq.sort
   end
   spec.require_paths = ["lib"]

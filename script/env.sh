@@ -42,6 +42,17 @@ FR_COMPILE_JARS="org.bouncycastle:bcprov-jdk18on:1.83 org.bouncycastle:bcpkix-jd
 # JNA; its own libgmp goes to vendor/gmp/), then its BouncyCastle RSA engine.
 # jnagmp 3.0.0 declares JNA 5.5.0.
 FR_VENDORED_JARS="net.java.dev.jna:jna:5.5.0 com.squareup.jnagmp:jnagmp:3.0.0 com.squareup.jnagmp:bouncycastle-rsa:3.0.0"
+# The OpenSSL TLS engine (FAST_RANDOM_TLS=openssl, docs/tls.md): netty's
+# OpenSslEngine on netty-tcnative's static BoringSSL. Compiled against and
+# shipped in lib/fast_random/vendor/netty/, never required: a class loader
+# of fast_random's own loads them (fastrandom.tls.openssl), so that an
+# application's own netty, or none, is unaffected. Their JNI library for each
+# platform the gem ships goes beside fast_random's (the jar without it).
+FR_TLS_ENGINE_JARS="io.netty:netty-common:4.2.18.Final io.netty:netty-buffer:4.2.18.Final
+  io.netty:netty-codec-base:4.2.18.Final io.netty:netty-handler:4.2.18.Final
+  io.netty:netty-tcnative-classes:2.0.84.Final"
+FR_TLS_ENGINE_NATIVES="io.netty:netty-tcnative-boringssl-static:2.0.84.Final:linux-x86_64
+  io.netty:netty-tcnative-boringssl-static:2.0.84.Final:linux-aarch_64"
 
 # For the tests only: concurrent-ruby with its JRuby extension, which Rails'
 # activesupport needs on JRuby. Debian's ruby-concurrent has no
@@ -110,11 +121,20 @@ fr_jruby_jar() {
   echo "$FR_M2_REPO/org/jruby/jruby-complete/$1/jruby-complete-$1.jar"
 }
 
-# group:artifact:version -> the jar's path in the local Maven repository.
+# group:artifact:version[:classifier] -> the jar's path in the local Maven repository.
 fr_maven_jar() {
   local group="${1%%:*}" rest="${1#*:}"
-  local artifact="${rest%%:*}" version="${rest#*:}"
-  echo "$FR_M2_REPO/${group//.//}/$artifact/$version/$artifact-$version.jar"
+  local artifact="${rest%%:*}" version="${rest#*:}" classifier=""
+  case "$version" in *:*) classifier="-${version#*:}" version="${version%%:*}" ;; esac
+  echo "$FR_M2_REPO/${group//.//}/$artifact/$version/$artifact-$version$classifier.jar"
+}
+
+# group:artifact:version[:classifier] -> what `mvn dependency:get -Dartifact=` takes.
+fr_maven_artifact() {
+  case "$1" in
+    *:*:*:*) echo "${1%:*}:jar:${1##*:}" ;;
+    *) echo "$1" ;;
+  esac
 }
 
 # group:artifact:version -> the jar's name in lib/fast_random/vendor/.

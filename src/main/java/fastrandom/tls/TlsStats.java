@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.LongAdder;
  * it: not yet connected, in the initial handshake, a closed IO or one that
  * is not a non-blocking socket channel, arguments that are not an Integer
  * and a String, empty reads and writes, a failed check at first use).
+ * And which engine each connection's handshake started on: the OpenSSL
+ * engine, or JSSE (jruby-openssl's own).
  */
 public final class TlsStats {
     private static final LongAdder READS = new LongAdder();
@@ -18,6 +20,8 @@ public final class TlsStats {
     private static final LongAdder WRITTEN_BYTES = new LongAdder();
     private static final LongAdder WAITS = new LongAdder();
     private static final LongAdder STOCK_CALLS = new LongAdder();
+    private static final LongAdder OPENSSL_CONNECTIONS = new LongAdder();
+    private static final LongAdder JSSE_CONNECTIONS = new LongAdder();
 
     private TlsStats() {}
 
@@ -42,6 +46,20 @@ public final class TlsStats {
     public static void stock() {
         STOCK_CALLS.increment();
     }
+
+    /** A connection whose handshake starts on the OpenSSL engine. */
+    public static void openssl() {
+        OPENSSL_CONNECTIONS.increment();
+    }
+
+    /** A connection whose handshake starts on JSSE. */
+    public static void jsse() {
+        JSSE_CONNECTIONS.increment();
+    }
+
+    public static long opensslConnections() { return OPENSSL_CONNECTIONS.sum(); }
+
+    public static long jsseConnections() { return JSSE_CONNECTIONS.sum(); }
 
     public static long reads() { return READS.sum(); }
 

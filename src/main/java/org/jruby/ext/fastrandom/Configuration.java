@@ -23,7 +23,8 @@ import fastrandom.support.Diagnostics;
  *   FAST_RANDOM_JCA              1 | 0                FastRandom.install_jca_provider, at the require
  *   FAST_RANDOM_RSA_ENGINE       openssl | gmp | java FastRandom::RSA.engine=, when RSA is defined
  *   FAST_RANDOM_EC_ENGINE        openssl | java       FastRandom::EC.engine=, when EC is defined
- *   FAST_RANDOM_TLS              1 | 0                0: SSLSocket's data path stays jruby-openssl's
+ *   FAST_RANDOM_TLS              1 | 0 | openssl      0: SSLSocket's data path stays jruby-openssl's;
+ *                                                     openssl: FastRandom::TLS.engine = :openssl too
  * </pre>
  * Those are read per runtime and kept here, on the FastRandom module; the
  * backend and FAST_RANDOM_JCA act per runtime, while the library path and

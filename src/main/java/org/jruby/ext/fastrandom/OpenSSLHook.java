@@ -128,7 +128,8 @@ public final class OpenSSLHook {
 
     /**
      * OpenSSL::SSL::SSLSocket's data path ({@link SSLSocketMethods}), whole
-     * or not at all, unless FAST_RANDOM_TLS=0; why it stays stock is kept
+     * or not at all, unless FAST_RANDOM_TLS=0 (=openssl: with the OpenSSL
+     * engine for handshakes, {@link OpenSslEngines}); why it stays stock is kept
      * for {@code FastRandom::TLS.problem}. On a release the suite has not
      * run on, its check runs at its first use ({@link TlsModule#checkFirstUse}).
      */
@@ -140,9 +141,11 @@ public final class OpenSSLHook {
             fastRandom.setInternalVariable(TlsModule.PROBLEM, Configuration.TLS + "=0 leaves it jruby-openssl's");
             return;
         }
-        if (setting != null && !setting.isEmpty() && !"1".equals(setting)) {
+        if (TlsModule.OPENSSL.equals(setting)) {
+            TlsModule.setEngine(runtime, TlsModule.OPENSSL);
+        } else if (setting != null && !setting.isEmpty() && !"1".equals(setting)) {
             Diagnostics.warnOnce(Configuration.TLS + "=" + setting + " is not understood (0 leaves SSLSocket's data path "
-                    + "jruby-openssl's, 1 is the default); fast_random's is installed");
+                    + "jruby-openssl's, 1 is the default, openssl puts handshakes on OpenSSL too); fast_random's is installed");
         }
         try {
             JRubyOpenSsl.require(runtime, JRubyOpenSsl.Capability.TLS);

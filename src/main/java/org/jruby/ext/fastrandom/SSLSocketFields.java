@@ -139,6 +139,48 @@ final class SSLSocketFields {
         return new SocketConnection(context, self, sslEngine, rubyIO, (SocketChannel) channel, blocking, exception);
     }
 
+    /** Whether {@code self} has its engine already (connect or accept has begun). */
+    boolean hasEngine(IRubyObject self) {
+        return type.isInstance(self) && get(engine, self) != null;
+    }
+
+    /** The engine of {@code self}, or null. */
+    SSLEngine engine(IRubyObject self) {
+        return type.isInstance(self) ? (SSLEngine) get(engine, self) : null;
+    }
+
+    /**
+     * Gives {@code self}, which has no engine yet, {@code sslEngine} and the
+     * three buffers sized for it, as jruby-openssl's own setup does for the
+     * engine it makes (which then finds this one and keeps it).
+     */
+    void giveEngine(IRubyObject self, SSLEngine sslEngine) {
+        javax.net.ssl.SSLSession session = sslEngine.getSession();
+        set(netReadData, self, empty(session.getPacketBufferSize()));
+        set(appReadData, self, empty(session.getApplicationBufferSize()));
+        set(netWriteData, self, empty(session.getPacketBufferSize()));
+        set(engine, self, sslEngine);
+    }
+
+    private static ByteBuffer empty(int capacity) {
+        ByteBuffer buffer = ByteBuffer.allocate(capacity);
+        buffer.limit(0);
+        return buffer;
+    }
+
+    /** The port of the peer of {@code self}'s socket, or 0 where it has none. */
+    int remotePort(IRubyObject self) {
+        RubyIO rubyIO = (RubyIO) get(io, self);
+        Channel channel = rubyIO == null ? null : rubyIO.getChannel();
+        if (!(channel instanceof SocketChannel)) return 0;
+        try {
+            java.net.SocketAddress address = ((SocketChannel) channel).getRemoteAddress();
+            return address instanceof java.net.InetSocketAddress ? ((java.net.InetSocketAddress) address).getPort() : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
     private static Object get(Field field, Object self) {
         try {
             return field.get(self);

@@ -70,7 +70,8 @@ import fastrandom.tls.Writes;
  */
 public final class SSLSocketMethods {
     static final String CLASS = "OpenSSL::SSL::SSLSocket";
-    static final String[] NAMES = {"sysread", "sysread_nonblock", "syswrite", "syswrite_nonblock"};
+    static final String[] NAMES = {"sysread", "sysread_nonblock", "syswrite", "syswrite_nonblock",
+        "connect", "connect_nonblock", "accept", "accept_nonblock"};
     /** Where a class's {@link Hooks} are kept, on it. */
     private static final String HOOKS = "fast_random_ssl_socket_hooks";
     /** The most one write call takes. */
@@ -168,6 +169,41 @@ public final class SSLSocketMethods {
         if (!OpenSSLHook.defined(runtime, CLASS)) return false;
         StockMethods kept = StockMethods.of(runtime.getClassFromPath(CLASS));
         return kept != null && !kept.replacedNames().isEmpty();
+    }
+
+    /** {@code connect}: the OpenSSL engine first, where it serves ({@link OpenSslEngines}), then jruby-openssl's. */
+    @JRubyMethod(name = "connect", rest = true)
+    public static IRubyObject connect(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return handshake(context, self, "connect", args, true);
+    }
+
+    /** {@code connect_nonblock(exception: true)}. */
+    @JRubyMethod(name = "connect_nonblock", rest = true)
+    public static IRubyObject connect_nonblock(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return handshake(context, self, "connect_nonblock", args, true);
+    }
+
+    /** {@code accept}. */
+    @JRubyMethod(name = "accept", rest = true)
+    public static IRubyObject accept(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return handshake(context, self, "accept", args, false);
+    }
+
+    /** {@code accept_nonblock(exception: true)}. */
+    @JRubyMethod(name = "accept_nonblock", rest = true)
+    public static IRubyObject accept_nonblock(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        return handshake(context, self, "accept_nonblock", args, false);
+    }
+
+    private static IRubyObject handshake(ThreadContext context, IRubyObject self, String name, IRubyObject[] args, boolean client) {
+        Hooks hooks = hooks(context, self, name);
+        OpenSslEngines.prepare(context, self, hooks.fields, client);
+        return hooks.stock.call(context, self, hooks.type, name, args);
+    }
+
+    /** Which engine {@code socket}'s connection runs on: "openssl", "jsse", or null before its handshake has begun. */
+    static String engineOf(ThreadContext context, IRubyObject socket) {
+        return OpenSslEngines.engineOf(socket, hooks(context, socket, "connect").fields);
     }
 
     /** {@code sysread(length)} and {@code sysread(length, buffer)}. */

@@ -1,5 +1,11 @@
 package org.jruby.ext.fastrandom;
 
+import java.io.File;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.List;
+
 import org.jruby.Ruby;
 import org.jruby.RubyModule;
 import org.jruby.runtime.ThreadContext;
@@ -11,6 +17,7 @@ import fastrandom.jca.JvmProvider;
 import fastrandom.jni.NativeLibrary;
 import fastrandom.support.Diagnostics;
 import fastrandom.rsa.GmpLibrary;
+import fastrandom.tls.openssl.OpenSslTls;
 
 /**
  * Loaded by {@code require "fast_random"} (lib/fast_random.rb, through
@@ -36,6 +43,7 @@ public final class SecureRandomLibrary implements Library {
         Errors.define(runtime, fastRandom);
         FastRandomModule.define(runtime, fastRandom, configuration);
         setNativeLibraryPath(runtime, fastRandom, configuration);
+        setTlsEnginePaths(runtime, fastRandom);
         RubyModule methods = SecureRandomMethods.define(runtime, fastRandom);
         runtime.getModule("SecureRandom").getSingletonClass().prependModule(methods);
         OpenSSLHook.define(runtime, fastRandom);
@@ -56,6 +64,37 @@ public final class SecureRandomLibrary implements Library {
         String path = fastRandom.getConstant("LIBRARY_DIR").asJavaString() + "/" + NativeLibrary.platformFile();
         if (GemFiles.inArchive(path)) NativeLibrary.setArchived(path, GemFiles.entry(runtime, path));
         else NativeLibrary.setPath(path, false);
+    }
+
+    /**
+     * Where the OpenSSL TLS engine's jars (vendor/netty/, by the names the
+     * jar records) and its JNI library (the platform's directory) are, beside
+     * the jar: files, or archive entries in a packaged application. Loaded
+     * only when a connection first asks for the engine.
+     */
+    private static void setTlsEnginePaths(Ruby runtime, RubyModule fastRandom) {
+        String dir = fastRandom.getConstant("LIBRARY_DIR").asJavaString();
+        List<URL> files = new ArrayList<>();
+        List<URL> entries = new ArrayList<>();
+        for (String name : OpenSslTls.jarNames()) {
+            String path = dir + "/" + OpenSslTls.JAR_DIRECTORY + "/" + name;
+            if (GemFiles.inArchive(path)) {
+                URL entry = GemFiles.entry(runtime, path);
+                if (entry != null) entries.add(entry);
+            } else if (new File(path).isFile()) {
+                try {
+                    files.add(new File(path).toURI().toURL());
+                } catch (MalformedURLException e) {
+                    // not a path a URL can name: as if missing
+                }
+            }
+        }
+        OpenSslTls.setJars(files.toArray(new URL[0]), entries.toArray(new URL[0]));
+        String library = OpenSslTls.libraryFile();
+        if (library == null) return;
+        String path = dir + "/" + library;
+        if (GemFiles.inArchive(path)) OpenSslTls.library().setArchived(path, GemFiles.entry(runtime, path));
+        else OpenSslTls.library().setPath(path, false);
     }
 
     /**

@@ -3,12 +3,16 @@ package org.jruby.ext.fastrandom;
 import org.jruby.Ruby;
 import org.jruby.RubyHash;
 import org.jruby.RubyModule;
+import org.jruby.RubyString;
+import org.jruby.RubySymbol;
 import org.jruby.anno.JRubyMethod;
 import org.jruby.runtime.ThreadContext;
 import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.support.Diagnostics;
 import fastrandom.tls.TlsStats;
+import fastrandom.tls.openssl.EngineProvider;
+import fastrandom.tls.openssl.OpenSslTls;
 
 /**
  * {@code FastRandom::TLS}: {@code OpenSSL::SSL::SSLSocket}'s data path
@@ -29,6 +33,10 @@ import fastrandom.tls.TlsStats;
 public final class TlsModule {
     /** Set on the FastRandom module when the openssl hook left the data path stock: why. */
     static final String PROBLEM = "tls_problem";
+    /** Set on the FastRandom module: the engine new connections get, {@link #OPENSSL} or {@link #JSSE} (unset). */
+    private static final String ENGINE = "tls_engine";
+    static final String OPENSSL = "openssl";
+    static final String JSSE = "jsse";
     /** The start of every warning that leaves the data path jruby-openssl's. */
     static final String STAYS = "OpenSSL::SSL::SSLSocket's data path stays jruby-openssl's";
 
@@ -61,7 +69,87 @@ public final class TlsModule {
         stats.fastASet(runtime.newSymbol("written_bytes"), runtime.newFixnum(TlsStats.writtenBytes()));
         stats.fastASet(runtime.newSymbol("waits"), runtime.newFixnum(TlsStats.waits()));
         stats.fastASet(runtime.newSymbol("stock_calls"), runtime.newFixnum(TlsStats.stockCalls()));
+        stats.fastASet(runtime.newSymbol("openssl_connections"), runtime.newFixnum(TlsStats.opensslConnections()));
+        stats.fastASet(runtime.newSymbol("jsse_connections"), runtime.newFixnum(TlsStats.jsseConnections()));
         return stats;
+    }
+
+    /** Whether new connections of this runtime start on the OpenSSL engine ({@link OpenSslEngines}). */
+    static boolean opensslEngine(Ruby runtime) {
+        return OPENSSL.equals(runtime.getModule("FastRandom").getInternalVariable(ENGINE));
+    }
+
+    static void setEngine(Ruby runtime, String engine) {
+        runtime.getModule("FastRandom").setInternalVariable(ENGINE, engine);
+    }
+
+    /**
+     * The engine the handshakes of new connections start on: {@code :jsse}
+     * (jruby-openssl's, the default) or {@code :openssl}
+     * ({@code FAST_RANDOM_TLS=openssl}, or {@link #set_engine}).
+     */
+    @JRubyMethod(name = "engine", meta = true)
+    public static IRubyObject engine(ThreadContext context, IRubyObject self) {
+        return context.runtime.newSymbol(opensslEngine(context.runtime) ? OPENSSL : JSSE);
+    }
+
+    /**
+     * {@code FastRandom::TLS.engine = :openssl} or {@code :jsse}: for the
+     * connections whose handshake begins afterwards. {@code :openssl}
+     * loads the engine first, and raises EngineUnavailableError saying why
+     * where it cannot run (the data path uninstalled, no engine for this
+     * platform, its library refused).
+     */
+    @JRubyMethod(name = "engine=", meta = true)
+    public static IRubyObject set_engine(ThreadContext context, IRubyObject self, IRubyObject engine) {
+        String name = engine instanceof RubySymbol || engine instanceof RubyString ? engine.asJavaString() : null;
+        if (JSSE.equals(name)) {
+            setEngine(context.runtime, JSSE);
+        } else if (OPENSSL.equals(name)) {
+            if (!SSLSocketMethods.installed(context.runtime)) {
+                throw Errors.engineUnavailable(context, "the OpenSSL engine runs under fast_random's data path, which is not installed");
+            }
+            if (OpenSslTls.provider() == null) {
+                throw Errors.engineUnavailable(context, OpenSslTls.problem());
+            }
+            setEngine(context.runtime, OPENSSL);
+        } else {
+            throw context.runtime.newArgumentError("unknown TLS engine " + engine.inspect() + " (:openssl or :jsse)");
+        }
+        return engine;
+    }
+
+    /** The OpenSSL engine's TLS library ("BoringSSL (netty-tcnative 2.0.84.Final)"), loading it; nil where it cannot run. */
+    @JRubyMethod(name = "engine_version", meta = true)
+    public static IRubyObject engine_version(ThreadContext context, IRubyObject self) {
+        EngineProvider provider = OpenSslTls.provider();
+        return provider == null ? context.nil : context.runtime.newString(provider.version());
+    }
+
+    /** Why the OpenSSL engine cannot run here, loading it; nil where it can. */
+    @JRubyMethod(name = "engine_problem", meta = true)
+    public static IRubyObject engine_problem(ThreadContext context, IRubyObject self) {
+        if (OpenSslTls.provider() != null) return context.nil;
+        return context.runtime.newString(OpenSslTls.problem());
+    }
+
+    /** Which engine an SSLSocket's connection runs on: {@code :openssl}, {@code :jsse}, or nil before its handshake has begun. */
+    @JRubyMethod(name = "engine_of", meta = true)
+    public static IRubyObject engine_of(ThreadContext context, IRubyObject self, IRubyObject socket) {
+        if (!SSLSocketMethods.installed(context.runtime)) return context.nil;
+        String engine = SSLSocketMethods.engineOf(context, socket);
+        return engine == null ? context.nil : context.runtime.newSymbol(engine);
+    }
+
+    /**
+     * Why an SSLContext's connections stay on JSSE with the engine
+     * {@code :openssl} (the client's reason, else the server's), or nil:
+     * none, or none made yet.
+     */
+    @JRubyMethod(name = "jsse_reason", meta = true)
+    public static IRubyObject jsse_reason(ThreadContext context, IRubyObject self, IRubyObject sslContext) {
+        String reason = OpenSslEngines.jsseReason(context.runtime, sslContext);
+        return reason == null ? context.nil : context.runtime.newString(reason);
     }
 
     /** Whether this runtime's SSLSocket reads and writes on fast_random's code now (false before openssl is loaded). */

@@ -1,0 +1,20 @@
+package fastrandom.tls.openssl;
+
+import java.util.Set;
+
+import javax.net.ssl.SSLException;
+
+/** The OpenSSL engine's library, as loaded by {@link EngineClassLoader}: implemented in {@code fastrandom.tls.openssl.netty}. */
+public interface EngineProvider {
+    /** The TLS library and its binding, for stats and messages: "BoringSSL (netty-tcnative 2.0.84.Final)". */
+    String version();
+
+    /** The cipher suites the library can negotiate, in JSSE's names. */
+    Set<String> cipherSuites();
+
+    /** The TLS 1.3 cipher suites the library always offers together (BoringSSL's cannot be chosen one by one). */
+    Set<String> fixedTls13CipherSuites();
+
+    /** A context for {@code settings}; SSLException when the library refuses them. */
+    EngineContext newContext(EngineSettings settings) throws SSLException;
+}

@@ -1,0 +1,108 @@
+package fastrandom.tls.openssl.netty;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.IdentityCipherSuiteFilter;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.KeyManagerFactoryWrapper;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
+
+import fastrandom.tls.openssl.EngineContext;
+import fastrandom.tls.openssl.EngineProvider;
+import fastrandom.tls.openssl.EngineSettings;
+
+/**
+ * The engine on netty's {@code OpenSslEngine} over netty-tcnative's static
+ * BoringSSL. Contexts are netty's non-reference-counted ones (their
+ * {@code SSL_CTX} freed when collected), built with jruby-openssl's key and
+ * trust managers, its protocols and cipher suites, no hostname check of
+ * netty's (jruby-openssl's Ruby code does it after the handshake, as
+ * stock's), and an allocator that keeps nothing per thread (no pool, no
+ * thread-local cache: a redeployed application's class loader is not
+ * held by a thread pool's threads).
+ */
+public final class NettyProvider implements EngineProvider {
+    /** Direct buffers for the engine's copies of heap buffers, freed at once, no leak tracking. */
+    private static final ByteBufAllocator ALLOCATOR = new UnpooledByteBufAllocator(true, true, true);
+
+    /** BoringSSL's TLS 1.3 suites: always all three. */
+    private static final Set<String> TLS13 = Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(
+            "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256")));
+
+    private final String version;
+
+    /** Initializes netty's OpenSSL support (the JNI library loaded first, by {@link NativeLoad}); fails saying why it is unavailable. */
+    public NettyProvider() throws SSLException {
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE); // this copy's own: never an application's logging
+        if (!OpenSsl.isAvailable()) {
+            Throwable cause = OpenSsl.unavailabilityCause();
+            throw new SSLException("netty-tcnative did not initialize: " + cause, cause);
+        }
+        Package tcnative = io.netty.internal.tcnative.SSL.class.getPackage();
+        String binding = tcnative == null ? null : tcnative.getImplementationVersion();
+        version = OpenSsl.versionString() + (binding == null ? "" : " (netty-tcnative " + binding + ")");
+    }
+
+    @Override
+    public String version() {
+        return version;
+    }
+
+    @Override
+    public Set<String> cipherSuites() {
+        return OpenSsl.availableJavaCipherSuites();
+    }
+
+    @Override
+    public Set<String> fixedTls13CipherSuites() {
+        return TLS13;
+    }
+
+    @Override
+    public EngineContext newContext(EngineSettings settings) throws SSLException {
+        SslContextBuilder builder;
+        // jruby-openssl's key manager gives one certificate and key a context: converted for BoringSSL once, not per handshake.
+        KeyManagerFactory keys = settings.keys == null ? null
+                : new OpenSslCachingX509KeyManagerFactory(new KeyManagerFactoryWrapper(settings.keys));
+        if (settings.client) {
+            builder = SslContextBuilder.forClient();
+            if (keys != null) builder.keyManager(keys);
+        } else {
+            builder = SslContextBuilder.forServer(keys);
+        }
+        builder.sslProvider(SslProvider.OPENSSL)
+                .trustManager(settings.trust)
+                .endpointIdentificationAlgorithm(null)
+                .protocols(settings.protocols)
+                .ciphers(Arrays.asList(settings.cipherSuites), IdentityCipherSuiteFilter.INSTANCE);
+        if (settings.sessionTimeout > 0) builder.sessionTimeout(settings.sessionTimeout);
+        if (settings.sessionCacheSize > 0) builder.sessionCacheSize(settings.sessionCacheSize);
+        if (settings.applicationProtocols != null) {
+            builder.applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                    ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                    ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, settings.applicationProtocols));
+        }
+        SslContext context = builder.build();
+        return new EngineContext() {
+            @Override
+            public SSLEngine newEngine(String host, int port) {
+                return host == null ? context.newEngine(ALLOCATOR) : context.newEngine(ALLOCATOR, host, port);
+            }
+        };
+    }
+}
