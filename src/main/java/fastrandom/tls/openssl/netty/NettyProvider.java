@@ -1,5 +1,6 @@
 package fastrandom.tls.openssl.netty;
 
+import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -15,6 +16,7 @@ import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -45,6 +47,8 @@ public final class NettyProvider implements EngineProvider {
             "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256")));
 
     private final String version;
+    /** {@code ReferenceCountedOpenSslEngine.isSessionReused()}: BoringSSL's SSL_session_reused (netty keeps it package-private). */
+    private final Method sessionReused;
 
     /** Initializes netty's OpenSSL support (the JNI library loaded first, by {@link NativeLoad}); fails saying why it is unavailable. */
     public NettyProvider() throws SSLException {
@@ -56,6 +60,21 @@ public final class NettyProvider implements EngineProvider {
         Package tcnative = io.netty.internal.tcnative.SSL.class.getPackage();
         String binding = tcnative == null ? null : tcnative.getImplementationVersion();
         version = OpenSsl.versionString() + (binding == null ? "" : " (netty-tcnative " + binding + ")");
+        try {
+            sessionReused = ReferenceCountedOpenSslEngine.class.getDeclaredMethod("isSessionReused");
+            sessionReused.setAccessible(true);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new SSLException("netty's engine has no isSessionReused(): " + e, e);
+        }
+    }
+
+    @Override
+    public boolean sessionReused(SSLEngine engine) {
+        try {
+            return (Boolean) sessionReused.invoke(engine);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("netty's isSessionReused() failed", e);
+        }
     }
 
     @Override

@@ -116,11 +116,22 @@ final class OpenSslEngines {
         TlsStats.openssl();
     }
 
+    /** Whether {@code socket}'s handshake on the OpenSSL engine resumed a session; null where it is not on that engine. */
+    static Boolean sessionReused(IRubyObject socket, SSLSocketFields fields) {
+        SSLEngine engine = fields.engine(socket);
+        EngineProvider provider = engine == null || !isOpenSsl(engine) ? null : OpenSslTls.provider();
+        return provider == null ? null : provider.sessionReused(engine);
+    }
+
+    private static boolean isOpenSsl(SSLEngine engine) {
+        return engine.getClass().getName().startsWith("io.netty.");
+    }
+
     /** Which engine {@code socket} runs on: "openssl", "jsse", or null before its handshake has begun. */
     static String engineOf(IRubyObject socket, SSLSocketFields fields) {
         SSLEngine engine = fields.engine(socket);
         if (engine == null) return null;
-        return engine.getClass().getName().startsWith("io.netty.") ? "openssl" : "jsse";
+        return isOpenSsl(engine) ? "openssl" : "jsse";
     }
 
     /**

@@ -71,7 +71,7 @@ import fastrandom.tls.Writes;
 public final class SSLSocketMethods {
     static final String CLASS = "OpenSSL::SSL::SSLSocket";
     static final String[] NAMES = {"sysread", "sysread_nonblock", "syswrite", "syswrite_nonblock",
-        "connect", "connect_nonblock", "accept", "accept_nonblock"};
+        "connect", "connect_nonblock", "accept", "accept_nonblock", "session_reused?"};
     /** Where a class's {@link Hooks} are kept, on it. */
     private static final String HOOKS = "fast_random_ssl_socket_hooks";
     /** The most one write call takes. */
@@ -199,6 +199,20 @@ public final class SSLSocketMethods {
         Hooks hooks = hooks(context, self, name);
         OpenSslEngines.prepare(context, self, hooks.fields, client);
         return hooks.stock.call(context, self, hooks.type, name, args);
+    }
+
+    /**
+     * {@code session_reused?}: on the OpenSSL engine, whether its handshake
+     * resumed a session, true or false as MRI's (jruby-openssl's own reads
+     * JSSE's session times, which BoringSSL's sessions keep in seconds);
+     * on JSSE, jruby-openssl's.
+     */
+    @JRubyMethod(name = "session_reused?", rest = true)
+    public static IRubyObject session_reused_p(ThreadContext context, IRubyObject self, IRubyObject[] args, Block block) {
+        Hooks hooks = hooks(context, self, "session_reused?");
+        Boolean reused = args.length == 0 ? OpenSslEngines.sessionReused(self, hooks.fields) : null;
+        if (reused == null) return hooks.stock.call(context, self, hooks.type, "session_reused?", args);
+        return context.runtime.newBoolean(reused);
     }
 
     /** Which engine {@code socket}'s connection runs on: "openssl", "jsse", or null before its handshake has begun. */
