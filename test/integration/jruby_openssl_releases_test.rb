@@ -124,7 +124,8 @@ class JRubyOpenSslReleasesTest < Minitest::Test
     assert_equal %w[pbkdf2_hmac pbkdf2_hmac_sha1], result["replaced"]["#<Class:OpenSSL::PKCS5>"]
     assert_equal [%w[sign verify], %w[verify]], result["replaced"].values_at("OpenSSL::X509::Certificate", "OpenSSL::X509::CRL")
     assert_includes result["replaced"]["OpenSSL::PKey::EC"], "dsa_sign_asn1"
-    assert_equal [[true, nil], %w[sysread sysread_nonblock syswrite syswrite_nonblock]],
+    assert_equal [[true, nil], %w[accept accept_nonblock connect connect_nonblock session_reused? sysread sysread_nonblock syswrite
+                                  syswrite_nonblock]],
                  [result["tls"], result["replaced"]["OpenSSL::SSL::SSLSocket"].sort]
   end
 

@@ -27,6 +27,7 @@ import io.netty.util.internal.logging.JdkLoggerFactory;
 import fastrandom.tls.openssl.EngineContext;
 import fastrandom.tls.openssl.EngineProvider;
 import fastrandom.tls.openssl.EngineSettings;
+import fastrandom.tls.openssl.OpenSslTlsEngine;
 
 /**
  * The engine on netty's {@code OpenSslEngine} over netty-tcnative's static
@@ -71,7 +72,7 @@ public final class NettyProvider implements EngineProvider {
     @Override
     public boolean sessionReused(SSLEngine engine) {
         try {
-            return (Boolean) sessionReused.invoke(engine);
+            return (Boolean) sessionReused.invoke(engine instanceof OpenSslTlsEngine ? ((OpenSslTlsEngine) engine).engine() : engine);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("netty's isSessionReused() failed", e);
         }
@@ -120,7 +121,7 @@ public final class NettyProvider implements EngineProvider {
         return new EngineContext() {
             @Override
             public SSLEngine newEngine(String host, int port) {
-                return host == null ? context.newEngine(ALLOCATOR) : context.newEngine(ALLOCATOR, host, port);
+                return new OpenSslTlsEngine(host == null ? context.newEngine(ALLOCATOR) : context.newEngine(ALLOCATOR, host, port));
             }
         };
     }

@@ -23,6 +23,7 @@ import fastrandom.tls.openssl.EngineContext;
 import fastrandom.tls.openssl.EngineProvider;
 import fastrandom.tls.openssl.EngineSettings;
 import fastrandom.tls.openssl.OpenSslTls;
+import fastrandom.tls.openssl.OpenSslTlsEngine;
 
 /**
  * Gives an {@code OpenSSL::SSL::SSLSocket} the OpenSSL engine
@@ -85,6 +86,7 @@ final class OpenSslEngines {
      * socket to JSSE.
      */
     static void prepare(ThreadContext context, IRubyObject socket, SSLSocketFields fields, boolean client) {
+        WeakManagers.takeVerified(); // what this step's trust manager does is what counts after it
         if (fields.hasEngine(socket)) return; // a later step of a non-blocking handshake, or after it
         if (!TlsModule.opensslEngine(context.runtime)) {
             TlsStats.jsse();
@@ -116,6 +118,28 @@ final class OpenSslEngines {
         TlsStats.openssl();
     }
 
+    /**
+     * After a step of {@code socket}'s handshake (connect, accept, or one of
+     * their non-blocking calls), ended or {@code raised}: on the OpenSSL
+     * engine, its {@code verify_result} from its context where its trust
+     * manager ran in the step, as jruby-openssl sets it after JSSE's tasks
+     * (a verify_callback's accepted error reads as on stock), and where the
+     * step failed (a handshake refused before any certificate was verified
+     * reads the context's last result, jruby-openssl's "unspecified" until
+     * one is verified, never V_OK).
+     */
+    static void afterHandshakeStep(ThreadContext context, IRubyObject socket, SSLSocketFields fields, boolean raised) {
+        boolean verified = WeakManagers.takeVerified();
+        SSLEngine engine = fields.engine(socket);
+        SSLContextFields contextFields = engine != null && isOpenSsl(engine) && (verified || raised) ? contextFields(context.runtime) : null;
+        if (contextFields == null) return;
+        try {
+            contextFields.copyVerifyResult(socket);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("jruby-openssl's verify result could not be read", e); // read at load: never
+        }
+    }
+
     /** Whether {@code socket}'s handshake on the OpenSSL engine resumed a session; null where it is not on that engine. */
     static Boolean sessionReused(IRubyObject socket, SSLSocketFields fields) {
         SSLEngine engine = fields.engine(socket);
@@ -124,7 +148,7 @@ final class OpenSslEngines {
     }
 
     private static boolean isOpenSsl(SSLEngine engine) {
-        return engine.getClass().getName().startsWith("io.netty.");
+        return engine instanceof OpenSslTlsEngine;
     }
 
     /** Which engine {@code socket} runs on: "openssl", "jsse", or null before its handshake has begun. */
@@ -200,9 +224,13 @@ final class OpenSslEngines {
             if (!client && contextFields.alpnSelectCallback(internal)) {
                 return jsse("its alpn_select_cb is a Ruby block, which BoringSSL's server cannot call");
             }
+            WeakManagers.Keys keys = new WeakManagers.Keys(internal, contextFields::keyManager);
+            if (!client && !signsWithItsKey(keys)) {
+                return jsse("its EC certificate's keyUsage lacks digitalSignature, which BoringSSL requires of a key it signs with");
+            }
             List<String> suites = new ArrayList<>(others);
             suites.addAll(tls13);
-            EngineSettings settings = new EngineSettings(client, new WeakManagers.Keys(internal, contextFields::keyManager),
+            EngineSettings settings = new EngineSettings(client, keys,
                     new WeakManagers.Trust(internal, contextFields::trustManager),
                     protocols.toArray(new String[0]), suites.toArray(new String[0]), alpn,
                     contextFields.timeout(internal), contextFields.sessionCacheSize(sslContext));
@@ -214,6 +242,18 @@ final class OpenSslEngines {
 
     private static Kept jsse(String reason) {
         return new Kept(null, reason);
+    }
+
+    /**
+     * Whether a server's EC certificate may sign its handshakes: BoringSSL
+     * refuses one whose keyUsage lacks digitalSignature (JSSE and OpenSSL
+     * serve it). No certificate, or not EC: nothing to say.
+     */
+    private static boolean signsWithItsKey(WeakManagers.Keys keys) {
+        String alias = keys.chooseEngineServerAlias("EC", null, null);
+        java.security.cert.X509Certificate[] chain = alias == null ? null : keys.getCertificateChain(alias);
+        boolean[] usage = chain == null || chain.length == 0 ? null : chain[0].getKeyUsage();
+        return usage == null || usage[0];
     }
 
     /** TLS 1.3's suites are named without a key exchange ("TLS_AES_128_GCM_SHA256"). */

@@ -35,8 +35,10 @@ final class SSLContextFields {
     private final Field timeout;
     private final Constructor<?> keyManager;
     private final Constructor<?> trustManager;
+    private final Method lastVerifyResult;
     private final Field socketContext;
     private final Field socketSession;
+    private final Field socketVerifyResult;
 
     private SSLContextFields(ClassLoader loader) throws ReflectiveOperationException {
         contextType = Class.forName(CONTEXT_CLASS, false, loader);
@@ -54,8 +56,10 @@ final class SSLContextFields {
                 || !X509TrustManager.class.isAssignableFrom(trustManager.getDeclaringClass())) {
             throw new NoSuchMethodException("its key and trust managers are not X509ExtendedKeyManager and X509TrustManager");
         }
+        lastVerifyResult = method(contextType, "getLastVerifyResult");
         Class<?> socketType = Class.forName(SOCKET_CLASS, false, loader);
         socketContext = field(socketType, "sslContext", contextType);
+        socketVerifyResult = field(socketType, "verifyResult", int.class);
         socketSession = socketType.getDeclaredField("setSession");
         socketSession.setAccessible(true);
     }
@@ -90,6 +94,18 @@ final class SSLContextFields {
     Object context(Object socket) {
         if (!socketContext.getDeclaringClass().isInstance(socket)) return null;
         return get(socketContext, socket);
+    }
+
+    /**
+     * Sets the socket's {@code verify_result} to its context's last one, as
+     * jruby-openssl does after each step of a JSSE handshake that ran the
+     * engine's tasks (its trust manager among them): the OpenSSL engine
+     * runs none.
+     */
+    void copyVerifyResult(Object socket) throws ReflectiveOperationException {
+        Object context = context(socket);
+        if (context == null) return;
+        socketVerifyResult.setInt(socket, (Integer) call(lastVerifyResult, context));
     }
 
     /** Whether {@code session=} gave the socket a session to resume. */

@@ -198,7 +198,14 @@ public final class SSLSocketMethods {
     private static IRubyObject handshake(ThreadContext context, IRubyObject self, String name, IRubyObject[] args, boolean client) {
         Hooks hooks = hooks(context, self, name);
         OpenSslEngines.prepare(context, self, hooks.fields, client);
-        return hooks.stock.call(context, self, hooks.type, name, args);
+        boolean raised = true;
+        try {
+            IRubyObject result = hooks.stock.call(context, self, hooks.type, name, args);
+            raised = false;
+            return result;
+        } finally {
+            OpenSslEngines.afterHandshakeStep(context, self, hooks.fields, raised);
+        }
     }
 
     /**

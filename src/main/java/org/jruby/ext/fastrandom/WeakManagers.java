@@ -21,7 +21,17 @@ import javax.net.ssl.X509TrustManager;
  * finds them gone; one that did would be refused, never trusted.
  */
 final class WeakManagers {
+    /** Set on the thread that ran a trust manager's check (the engine runs it inside the handshake step's unwrap). */
+    private static final ThreadLocal<Boolean> VERIFIED = new ThreadLocal<>();
+
     private WeakManagers() {}
+
+    /** Whether a trust manager's check ran on this thread since the last call; clears it. */
+    static boolean takeVerified() {
+        boolean verified = VERIFIED.get() != null;
+        VERIFIED.remove();
+        return verified;
+    }
 
     /** Makes jruby-openssl's manager on a context's internal state. */
     @FunctionalInterface
@@ -114,11 +124,13 @@ final class WeakManagers {
 
         @Override
         public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            VERIFIED.set(Boolean.TRUE);
             trust().checkClientTrusted(chain, authType);
         }
 
         @Override
         public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            VERIFIED.set(Boolean.TRUE);
             trust().checkServerTrusted(chain, authType);
         }
 
