@@ -98,6 +98,9 @@ module Bench
             env: { "FAST_RANDOM_RSA_ENGINE" => "java" }, workloads: %w[rsa], **base),
         new(key: "#{version}-jca", label: "JRuby #{version} + fast_random, JCA provider", variant: "fast_random",
             env: { "FAST_RANDOM_JCA" => "1" }, workloads: JVM, **base),
+        # Handshakes on BoringSSL (opt-in, docs/tls.md), and what its records cost in bulk.
+        new(key: "#{version}-tls_openssl", label: "JRuby #{version} + fast_random, OpenSSL TLS engine", variant: "fast_random",
+            env: { "FAST_RANDOM_TLS" => "openssl" }, workloads: %w[tls https], **base),
       ]
     end
 

@@ -16,7 +16,7 @@ module Bench
 
     # Entries per workload (secure_random: per implementation, see entries).
     ENTRIES = { "threads" => 8, "cold" => 2, "request_id" => 2, "rsa" => 12, "rsa_threads" => 6, "ec" => 12,
-                "ec_threads" => 6, "keys" => 9, "crypto" => 14, "crypto_threads" => 8, "uuid_jvm" => 3, "tls" => 3, "https" => 4,
+                "ec_threads" => 6, "keys" => 9, "crypto" => 14, "crypto_threads" => 8, "uuid_jvm" => 3, "tls" => 5, "https" => 4,
                 "x509" => 4 }.freeze
     # Seconds to start a process and load the workload, beyond the entries,
     # on an idle 2-core machine.

@@ -28,7 +28,8 @@ module Bench
       "crypto" => "The rest of a Rails request's crypto, one thread: ciphers, MessageEncryptor, PBKDF2 (bench/crypto.rb)",
       "crypto_threads" => "AES in N long-lived threads: total messages/s (bench/crypto_threads.rb)",
       "uuid_jvm" => "java.util.UUID.randomUUID in N long-lived threads: total UUIDs/s (bench/uuid_jvm.rb)",
-      "tls" => "TLS handshakes/s: openssl s_time -new against OpenSSL::SSL::SSLServer (bench/tls.rb)",
+      "tls" => "TLS handshakes/s: openssl s_time -new against OpenSSL::SSL::SSLServer, and Net::HTTP GETs on new " \
+               "connections from openssl s_server -WWW (bench/tls.rb)",
       "https" => "HTTPS and TLS 1.3 bulk transfers, MB/s: Net::HTTP from openssl s_server, 16 KiB writes and reads " \
                  "with an MRI peer (bench/https.rb)",
       "x509" => "X.509 certificate signing, one thread (bench/x509.rb)",
@@ -316,9 +317,12 @@ module Bench
     end
 
     def tls_intro
-      "#{jvm_intro} Each connection is a full handshake (no resumption), one at a time, by s_time in its own " \
-        "process on the other core; the certificates are self-signed on the benchmark keys. i/s: handshakes per " \
-        "second of wall time, from one-second rounds after a warm-up of every case."
+      "#{jvm_intro} \"OpenSSL TLS engine\" is fast_random with FAST_RANDOM_TLS=openssl: handshakes on BoringSSL " \
+        "(docs/tls.md). Server rows: each connection is a full handshake (no resumption), one at a time, by s_time " \
+        "in its own process on the other core. Client rows: Net::HTTP GET of 1 KB on a new connection per request, " \
+        "the certificate verified, from openssl s_server -WWW (single-threaded C, its own process). The " \
+        "certificates are self-signed on the benchmark keys. i/s: connections per second of wall time, from " \
+        "one-second rounds after a warm-up of every case."
     end
 
     def https_intro

@@ -9,6 +9,7 @@ import java.util.Set;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.X509ExtendedKeyManager;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -16,6 +17,7 @@ import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
+import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -93,18 +95,78 @@ public final class NettyProvider implements EngineProvider {
         return TLS13;
     }
 
+    /** The RSA key a server's key manager gives, or null. */
+    private static java.security.PrivateKey serverKey(X509ExtendedKeyManager keys) {
+        String alias = keys.chooseEngineServerAlias("RSA", null, null);
+        return alias == null ? null : keys.getPrivateKey(alias);
+    }
+
+    /** A key manager's certificate chain without its private key: what BoringSSL gets where {@link RsaSigner} signs. */
+    private static final class ChainOnly extends X509ExtendedKeyManager {
+        private final X509ExtendedKeyManager keys;
+
+        ChainOnly(X509ExtendedKeyManager keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        public String chooseEngineServerAlias(String keyType, java.security.Principal[] issuers, SSLEngine engine) {
+            return keys.chooseEngineServerAlias(keyType, issuers, engine);
+        }
+
+        @Override
+        public String chooseEngineClientAlias(String[] keyType, java.security.Principal[] issuers, SSLEngine engine) {
+            return keys.chooseEngineClientAlias(keyType, issuers, engine);
+        }
+
+        @Override
+        public String[] getClientAliases(String keyType, java.security.Principal[] issuers) {
+            return keys.getClientAliases(keyType, issuers);
+        }
+
+        @Override
+        public String chooseClientAlias(String[] keyType, java.security.Principal[] issuers, java.net.Socket socket) {
+            return keys.chooseClientAlias(keyType, issuers, socket);
+        }
+
+        @Override
+        public String[] getServerAliases(String keyType, java.security.Principal[] issuers) {
+            return keys.getServerAliases(keyType, issuers);
+        }
+
+        @Override
+        public String chooseServerAlias(String keyType, java.security.Principal[] issuers, java.net.Socket socket) {
+            return keys.chooseServerAlias(keyType, issuers, socket);
+        }
+
+        @Override
+        public java.security.cert.X509Certificate[] getCertificateChain(String alias) {
+            return keys.getCertificateChain(alias);
+        }
+
+        @Override
+        public java.security.PrivateKey getPrivateKey(String alias) {
+            return null;
+        }
+    }
+
     @Override
     public EngineContext newContext(EngineSettings settings) throws SSLException {
         SslContextBuilder builder;
+        // A server's RSA key signs on fast_random's engine: BoringSSL gets the chain without the key
+        // (netty-tcnative then hands the signatures to the signer), or it would sign with its own.
+        RsaSigner signer = settings.client || settings.keys == null ? null : RsaSigner.of(serverKey(settings.keys));
+        X509ExtendedKeyManager keyManager = signer == null ? settings.keys : new ChainOnly(settings.keys);
         // jruby-openssl's key manager gives one certificate and key a context: converted for BoringSSL once, not per handshake.
-        KeyManagerFactory keys = settings.keys == null ? null
-                : new OpenSslCachingX509KeyManagerFactory(new KeyManagerFactoryWrapper(settings.keys));
+        KeyManagerFactory keys = keyManager == null ? null
+                : new OpenSslCachingX509KeyManagerFactory(new KeyManagerFactoryWrapper(keyManager));
         if (settings.client) {
             builder = SslContextBuilder.forClient();
             if (keys != null) builder.keyManager(keys);
         } else {
             builder = SslContextBuilder.forServer(keys);
         }
+        if (signer != null) builder.option(OpenSslContextOption.PRIVATE_KEY_METHOD, signer);
         builder.sslProvider(SslProvider.OPENSSL)
                 .trustManager(settings.trust)
                 .endpointIdentificationAlgorithm(null)
