@@ -28,7 +28,8 @@ module Bench
                 "x509" => { mri: 0.2, jruby: 1.5 } }.freeze
     # Workloads that time themselves in rounds (not benchmark-ips's seconds
     # per entry): seconds beyond START, full and --quick.
-    OWN_TIMING = { "https" => { full: { mri: 7, jruby: 35 }, quick: { mri: 2, jruby: 14 } } }.freeze
+    OWN_TIMING = { "https" => { full: { mri: 7, jruby: 35 }, quick: { mri: 2, jruby: 14 } },
+                   "tls" => { full: { mri: 75, jruby: 75 }, quick: { mri: 5, jruby: 6 } } }.freeze
     # Per entry beyond warm-up and measurement: benchmark-ips's GC.start calls.
     ENTRY_OVERHEAD = 0.15
     RDRAND_RUNS = 3
