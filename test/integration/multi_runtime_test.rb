@@ -110,7 +110,10 @@ class MultiRuntimeTest < Minitest::Test
   # TEARDOWNS runtimes, each doing a request's crypto (uuids, RSA signing, EC
   # verification through jruby-openssl), every other one installing the
   # JVM-wide provider and making the JDK cache a SecureRandom of it
-  # (UUID.randomUUID), each torn down without uninstalling anything.
+  # (UUID.randomUUID), every third a TLS connection on the OpenSSL engine
+  # (netty in a class loader of fast_random's, BoringSSL's contexts and
+  # sessions in native memory, a private copy of its JNI library), each
+  # torn down without uninstalling anything.
   # On JRuby 10.1 every runtime runs on the process's main thread, which
   # outlives them all. Some releases keep every runtime reachable in ways
   # that have nothing to do with fast_random (test/integration/servlet_deploy_test.rb's

@@ -62,6 +62,11 @@ class PackagedAppTest < Minitest::Test
     assert_equal ["FastRandom", true], report.values_at("jca_provider", "jca_verifies"), "Java's signature through the JVM-wide provider"
     assert_equal 2, report["jca_rsa_stats"]["private"], "served by the :openssl engine"
 
+    tls = report["tls"]
+    assert_equal [MESSAGE.reverse, %w[openssl openssl], true, true], tls.values_at("reply", "engines", "archived", "private_copy"),
+                 "TLS on the OpenSSL engine, its library copied out of the archive"
+    assert_match(/\ABoringSSL \(netty-tcnative \d+\.\d+\.\d+\.Final\)\z/, tls["version"])
+
     second = report["second"]
     refute_equal report["classes"], second["classes"], "the second runtime loaded fast_random's classes anew"
     assert_equal ["openssl", "openssl", nil, true], second.values_at("rsa_engine", "ec_engine", "native_failure", "private_copy")

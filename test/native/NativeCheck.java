@@ -1,10 +1,12 @@
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
@@ -21,6 +23,12 @@ import java.util.Map;
 
 import javax.crypto.Cipher;
 import javax.crypto.KeyAgreement;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509TrustManager;
 
 import fastrandom.ec.EcCurve;
 import fastrandom.ec.EcEngines;
@@ -36,6 +44,9 @@ import fastrandom.rsa.OpenSslRsaEngine;
 import fastrandom.rsa.RsaEngines;
 import fastrandom.rsa.RsaPrivateKey;
 import fastrandom.rsa.RsaStats;
+import fastrandom.tls.openssl.EngineProvider;
+import fastrandom.tls.openssl.EngineSettings;
+import fastrandom.tls.openssl.OpenSslTls;
 
 /**
  * A JNI library build, checked from plain Java (no JRuby), for the ARM
@@ -48,10 +59,11 @@ import fastrandom.rsa.RsaStats;
  * LIB_DIR is the gem's lib/fast_random, a directory or, as in a packaged
  * application, a {@code jar:file:...!/...} URL inside an archive; KEY_DIR holds PKCS#8 and X.509 DER
  * files (rsa, p256, p521, and the peers p256_peer, p521_peer), which MODE
- * "keys" writes with the JDK (LIB_DIR unused). MODE "engines" uses the library through the JVM-wide provider
+ * "keys" writes with the JDK (LIB_DIR unused), with tls.p12 (keytool's). MODE "engines" uses the library through the JVM-wide provider
  * and the engines, as Java code in a JRuby process would; "cpu" reports
  * only the CPU's random number instructions; "no-libcrypto" expects
- * libcrypto to be missing and everything to fall back to the JDK.
+ * libcrypto to be missing and everything to fall back to the JDK; "tls"
+ * runs the OpenSSL TLS engine (netty-tcnative's library for the platform).
  *
  * Prints one "name value" line per result. Lines whose name starts with
  * "same." hold results that do not depend on the machine (deterministic
@@ -60,6 +72,7 @@ import fastrandom.rsa.RsaStats;
  */
 public final class NativeCheck {
     private static final byte[] MESSAGE = "fast_random on every architecture".getBytes(StandardCharsets.US_ASCII);
+    private static final String TLS_PASSWORD = "fast_random";
 
     private NativeCheck() {}
 
@@ -69,6 +82,11 @@ public final class NativeCheck {
         String mode = args[2];
         if (mode.equals("keys")) {
             writeKeys(keyDir);
+            return;
+        }
+        if (mode.equals("tls")) {
+            tls(libDir, keyDir);
+            print("done", "");
             return;
         }
         if (libDir.startsWith("jar:")) {
@@ -131,6 +149,16 @@ public final class NativeCheck {
             write(dir, curve[0], ec.generateKeyPair());
             write(dir, curve[0] + "_peer", ec.generateKeyPair());
         }
+        writeTlsKeyStore(dir);
+    }
+
+    /** The TLS check's RSA key and self-signed certificate for localhost, made by the JDK's keytool: tls.p12. */
+    private static void writeTlsKeyStore(String dir) throws Exception {
+        String keytool = Paths.get(System.getProperty("java.home"), "bin", "keytool").toString();
+        Process process = new ProcessBuilder(keytool, "-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-alias", "tls",
+                "-dname", "CN=localhost", "-validity", "2", "-storetype", "PKCS12", "-keystore", Paths.get(dir, "tls.p12").toString(),
+                "-storepass", TLS_PASSWORD).inheritIO().start();
+        if (process.waitFor() != 0) throw new IllegalStateException("keytool failed");
     }
 
     private static void write(String dir, String name, KeyPair pair) throws Exception {
@@ -306,6 +334,86 @@ public final class NativeCheck {
         long total = 0;
         for (long count : counts) total += count;
         return String.valueOf(total);
+    }
+
+    /**
+     * The OpenSSL TLS engine (netty-tcnative's BoringSSL, its JNI library
+     * for this platform): loaded from LIB_DIR as the gem loads it, then a
+     * client and a server engine of its shake hands in memory, TLS 1.3 and
+     * 1.2, the server's RSA signature made by fast_random's engine where it
+     * is :openssl, and exchange a message.
+     */
+    private static void tls(String libDir, String keyDir) throws Exception {
+        NativeLibrary.setPath(Paths.get(libDir, NativeLibrary.platformFile()).toAbsolutePath().toString(), false);
+        print("native_library", NativeLibrary.load() ? "loaded" : NativeLibrary.failure());
+        java.util.List<java.net.URL> jars = new java.util.ArrayList<>();
+        for (String name : OpenSslTls.jarNames()) jars.add(Paths.get(libDir, OpenSslTls.JAR_DIRECTORY, name).toUri().toURL());
+        OpenSslTls.setJars(jars.toArray(new java.net.URL[0]), new java.net.URL[0]);
+        OpenSslTls.library().setPath(Paths.get(libDir, OpenSslTls.libraryFile()).toAbsolutePath().toString(), false);
+        EngineProvider provider = OpenSslTls.provider();
+        print("tls.engine", provider == null ? "none: " + OpenSslTls.problem() : OpenSslTls.version());
+        if (provider == null) return;
+
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (java.io.InputStream in = Files.newInputStream(Paths.get(keyDir, "tls.p12"))) {
+            store.load(in, TLS_PASSWORD.toCharArray());
+        }
+        KeyManagerFactory keys = KeyManagerFactory.getInstance("SunX509");
+        keys.init(store, TLS_PASSWORD.toCharArray());
+        TrustManagerFactory trust = TrustManagerFactory.getInstance("PKIX");
+        trust.init(store);
+        X509ExtendedKeyManager keyManager = (X509ExtendedKeyManager) keys.getKeyManagers()[0];
+        X509TrustManager trustManager = (X509TrustManager) trust.getTrustManagers()[0];
+        long signedBefore = RsaStats.operations().get("openssl")[0];
+        for (String protocol : new String[] {"TLSv1.3", "TLSv1.2"}) {
+            String[] suites = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
+                "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"};
+            SSLEngine server = provider.newContext(new EngineSettings(false, keyManager, trustManager, new String[] {protocol}, suites,
+                    null, 0, 0)).newEngine(null, 0);
+            SSLEngine client = provider.newContext(new EngineSettings(true, null, trustManager, new String[] {protocol}, suites,
+                    null, 0, 0)).newEngine("localhost", 443);
+            server.setUseClientMode(false);
+            client.setUseClientMode(true);
+            client.beginHandshake();
+            server.beginHandshake();
+            ByteBuffer toServer = ByteBuffer.allocate(1 << 17);
+            ByteBuffer toClient = ByteBuffer.allocate(1 << 17);
+            ByteBuffer read = ByteBuffer.allocate(1 << 17);
+            for (int i = 0; i < 50 && (handshaking(client) || handshaking(server)); i++) {
+                step(client, server, toServer, read);
+                step(server, client, toClient, read);
+            }
+            read.clear();
+            client.wrap(ByteBuffer.wrap(MESSAGE), toServer);
+            toServer.flip();
+            server.unwrap(toServer, read);
+            toServer.compact();
+            read.flip();
+            byte[] got = new byte[read.remaining()];
+            read.get(got);
+            print("tls." + protocol, client.getSession().getProtocol() + " " + client.getSession().getCipherSuite());
+            print("same.tls." + protocol + ".message", String.valueOf(Arrays.equals(MESSAGE, got)));
+        }
+        print("tls.rsa_signed_by_openssl", String.valueOf(RsaStats.operations().get("openssl")[0] - signedBefore));
+    }
+
+    private static boolean handshaking(SSLEngine engine) {
+        SSLEngineResult.HandshakeStatus status = engine.getHandshakeStatus();
+        return status != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING && status != SSLEngineResult.HandshakeStatus.FINISHED;
+    }
+
+    /** What {@code from} has to send, wrapped, and unwrapped by {@code to}. */
+    private static void step(SSLEngine from, SSLEngine to, ByteBuffer wire, ByteBuffer read) throws Exception {
+        from.wrap(ByteBuffer.allocate(0), wire);
+        for (Runnable task; (task = from.getDelegatedTask()) != null; ) task.run();
+        wire.flip();
+        while (wire.hasRemaining()) {
+            read.clear();
+            SSLEngineResult result = to.unwrap(wire, read);
+            for (Runnable task; (task = to.getDelegatedTask()) != null; ) task.run();
+            if (result.bytesConsumed() == 0) break;
+        }
+        wire.compact();
     }
 
     private static String hex(byte[] bytes) {

@@ -190,6 +190,21 @@ class Aarch64Test < Minitest::Test
     assert_equal warnings.uniq, warnings, "a warning repeated"
   end
 
+  # The OpenSSL TLS engine's aarch64 library (netty-tcnative's BoringSSL,
+  # shipped beside fast_random's): loaded as the gem loads it, a client and
+  # a server engine shake hands in memory, TLS 1.3 and 1.2, as on x86-64.
+  def test_the_tls_engine_runs_on_aarch64
+    lines, err = arm64("tls")
+    x86, = x86_64("tls")
+    assert_match(/\ABoringSSL \(netty-tcnative \d/, lines["tls.engine"])
+    assert_equal x86["tls.engine"], lines["tls.engine"]
+    assert_equal ["TLSv1.3 TLS_AES_128_GCM_SHA256", "TLSv1.2 TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"],
+                 lines.values_at("tls.TLSv1.3", "tls.TLSv1.2")
+    assert_equal same(x86), same(lines)
+    assert_equal %w[true true], same(lines).values, "a message through each"
+    assert_empty err, "a warning or a Java exception on stderr"
+  end
+
   # A packaged application (a Warbler jar or war): the aarch64 library is an
   # entry of the archive, copied out (checked against the SHA-256 the jar
   # records) into the default copy directory and loaded from there.

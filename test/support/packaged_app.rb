@@ -19,6 +19,7 @@ require_relative "../../script/jruby_versions"
 #   META-INF/init.rb                   GEM_HOME at the archive's root, as Warbler's
 #   META-INF/main.rb                   loads app/bin/app
 #   app/bin/app                        the application (test/support/packaged/app.rb)
+#   app/bin/tls_loopback.rb            its TLS connection (test/support/packaged/tls_loopback.rb)
 #   gems/fast_random-V-java/...        the java gem, as `gem install` laid it out
 #   specifications/fast_random-V-java.gemspec
 #
@@ -89,6 +90,7 @@ module PackagedApp
     File.write(File.join(stage, "META-INF", "init.rb"), INIT_RB)
     File.write(File.join(stage, "META-INF", "main.rb"), MAIN_RB)
     FileUtils.cp(File.join(SOURCES, "app.rb"), File.join(stage, "app", "bin", "app"))
+    FileUtils.cp(File.join(SOURCES, "tls_loopback.rb"), File.join(stage, "app", "bin"))
     FileUtils.cp(Dir[File.join(main_class(java_home), "*.class")], stage)
     alter&.call(stage)
     manifest = File.join(WORK, "MANIFEST-#{Process.pid}.MF")

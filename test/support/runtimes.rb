@@ -10,7 +10,8 @@
 #   in_flight       one runtime torn down while another's threads are mid-call
 #   teardown N [own_thread]
 #                   N runtimes, each torn down without uninstalling anything
-#                   (every other one installs the JVM-wide provider first)
+#                   (every other one installs the JVM-wide provider first,
+#                   every third makes a TLS connection on the OpenSSL engine)
 #   copy_faults DIR runtimes whose private copy of the native library cannot
 #                   be made (DIR writable by others, a file, a link), then one
 #                   whose can
@@ -64,6 +65,17 @@ WORK = <<~RUBY
   sealed = aes.update("cookie") + aes.final
   opened = OpenSSL::Cipher.new("aes-256-gcm").decrypt.tap { |c| c.key = key; c.iv = iv; c.auth_tag = aes.auth_tag }
   raise "AES-GCM round trip" unless opened.update(sealed) + opened.final == "cookie"
+RUBY
+
+# A TLS connection over loopback with both ends on the OpenSSL engine
+# (BoringSSL, netty's classes in a class loader of fast_random's, its JNI
+# library a private copy in every runtime but the first): what a runtime
+# leaves of those behind is what the teardown loop measures.
+TLS_WORK = <<~RUBY
+  require #{File.expand_path("packaged/tls_loopback.rb", __dir__).inspect}
+  FastRandom::TLS.engine = :openssl
+  result = TlsLoopback.round_trip(OpenSSL::PKey::RSA.new(RSA_PEM), "ping")
+  raise "TLS on the OpenSSL engine: \#{result.inspect}" unless result == ["gnip", :openssl, :openssl]
 RUBY
 
 def keys_prelude
@@ -195,6 +207,7 @@ when "teardown"
     container, errors = runtime
     container.run_scriptlet(keys_prelude)
     container.run_scriptlet(WORK)
+    container.run_scriptlet(TLS_WORK) if (i % 3).zero? # a third of them: a leak shows all the same
     if i.odd?
       container.run_scriptlet("FastRandom.install_jca_provider or raise 'not installed'")
       # The JDK keeps a SecureRandom made now for good (UUID.randomUUID's).

@@ -527,10 +527,15 @@ class TlsHandshakeEngineTest < Minitest::Test
         %i[jsse openssl].product(%i[jsse openssl]).each do |server, client|
           what = "#{kind} #{version}, server #{server}, client #{client}"
           before = FastRandom::TLS.stats
+          signed = FastRandom::RSA.stats[:openssl][:private]
           run = connection(server_context(cert, key, verify_mode: NEED_CLIENT_CERT, cert_store: store(ROOT), max_version: number),
                            client_context(cert: client_cert, key: client_key, min_version: number),
                            server: server, client: client, data: data)
           after = FastRandom::TLS.stats
+          if kind == "RSA-2048" && server == :openssl && FastRandom::RSA.engine == :openssl
+            # The server's handshake signature is fast_random's RSA engine's (RsaSigner), not BoringSSL's own.
+            assert_operator FastRandom::RSA.stats[:openssl][:private] - signed, :>=, 1, "#{what}: the server's RSA signature"
+          end
           assert run.ok?, "#{what}: #{run}"
           assert_equal [client, server], [run.client_engine, run.server_engine], what
           assert_equal [client, server].count(:openssl), after[:openssl_connections] - before[:openssl_connections], what

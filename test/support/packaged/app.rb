@@ -63,6 +63,16 @@ if mode == "full"
   result["jca_rsa_stats"] = FastRandom::RSA.stats[:openssl]
   FastRandom.uninstall_jca_provider
 
+  # The OpenSSL TLS engine from the archive: netty's jars read from it, its
+  # JNI library a private copy checked against the SHA-256 fast_random's jar
+  # records. One connection over loopback, both ends on it.
+  require_relative "tls_loopback"
+  FastRandom::TLS.engine = :openssl
+  reply, *engines = TlsLoopback.round_trip(rsa, message)
+  tls_library = Java::FastrandomTlsOpenssl::OpenSslTls.library
+  result["tls"] = { "reply" => reply, "engines" => engines, "version" => FastRandom::TLS.engine_version,
+                    "archived" => tls_library.archived, "private_copy" => tls_library.private_copy }
+
   # A second runtime in this JVM (as a second ScriptingContainer or a pool has): a
   # class loader of its own for fast_random's jar, so a private copy of its own.
   second = org.jruby.embed.ScriptingContainer.new(org.jruby.embed.LocalContextScope::SINGLETHREAD)

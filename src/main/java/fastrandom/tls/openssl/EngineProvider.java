@@ -7,7 +7,7 @@ import javax.net.ssl.SSLException;
 
 /** The OpenSSL engine's library, as loaded by {@link EngineClassLoader}: implemented in {@code fastrandom.tls.openssl.netty}. */
 public interface EngineProvider {
-    /** The TLS library and its binding, for stats and messages: "BoringSSL (netty-tcnative 2.0.84.Final)". */
+    /** The TLS library: "BoringSSL". */
     String version();
 
     /** The cipher suites the library can negotiate, in JSSE's names. */

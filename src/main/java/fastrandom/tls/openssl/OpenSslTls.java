@@ -31,6 +31,8 @@ public final class OpenSslTls {
 
     /** Where the gem keeps netty's jars, relative to lib/fast_random. */
     public static final String JAR_DIRECTORY = "vendor/netty";
+    /** netty-tcnative's Java classes' jar, by the start of its name. */
+    private static final String TCNATIVE_JAR = "netty-tcnative-classes-";
     /** The resource beside this class naming those jars, a line each (written by the Rakefile). */
     private static final String JARS = "jars";
 
@@ -71,6 +73,22 @@ public final class OpenSslTls {
             // as if none: the engine says its jars are missing
         }
         return names;
+    }
+
+    /**
+     * The engine's TLS library and its binding, loading the engine:
+     * "BoringSSL (netty-tcnative 2.0.84.Final)" (the version from the jar's
+     * name, which holds in an archive too); null where it cannot run.
+     */
+    public static String version() {
+        EngineProvider loaded = provider();
+        if (loaded == null) return null;
+        for (String name : jarNames()) {
+            if (name.startsWith(TCNATIVE_JAR) && name.endsWith(".jar")) {
+                return loaded.version() + " (netty-tcnative " + name.substring(TCNATIVE_JAR.length(), name.length() - 4) + ")";
+            }
+        }
+        return loaded.version();
     }
 
     /** netty-tcnative's library file (its path set by the Ruby layer, as {@link NativeLibrary}'s is). */

@@ -49,6 +49,9 @@ public final class NettyProvider implements EngineProvider {
     private static final Set<String> TLS13 = Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(
             "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256")));
 
+    /** Whether BouncyCastle, which fast_random's RSA engines work through, is there (jruby-openssl's: not in plain Java). */
+    private static final boolean BOUNCY_CASTLE = bouncyCastle();
+
     private final String version;
     /** {@code ReferenceCountedOpenSslEngine.isSessionReused()}: BoringSSL's SSL_session_reused (netty keeps it package-private). */
     private final Method sessionReused;
@@ -60,9 +63,7 @@ public final class NettyProvider implements EngineProvider {
             Throwable cause = OpenSsl.unavailabilityCause();
             throw new SSLException("netty-tcnative did not initialize: " + cause, cause);
         }
-        Package tcnative = io.netty.internal.tcnative.SSL.class.getPackage();
-        String binding = tcnative == null ? null : tcnative.getImplementationVersion();
-        version = OpenSsl.versionString() + (binding == null ? "" : " (netty-tcnative " + binding + ")");
+        version = OpenSsl.versionString();
         try {
             sessionReused = ReferenceCountedOpenSslEngine.class.getDeclaredMethod("isSessionReused");
             sessionReused.setAccessible(true);
@@ -93,6 +94,15 @@ public final class NettyProvider implements EngineProvider {
     @Override
     public Set<String> fixedTls13CipherSuites() {
         return TLS13;
+    }
+
+    private static boolean bouncyCastle() {
+        try {
+            Class.forName("org.bouncycastle.crypto.params.RSAKeyParameters", false, NettyProvider.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** The RSA key a server's key manager gives, or null. */
@@ -155,7 +165,7 @@ public final class NettyProvider implements EngineProvider {
         SslContextBuilder builder;
         // A server's RSA key signs on fast_random's engine: BoringSSL gets the chain without the key
         // (netty-tcnative then hands the signatures to the signer), or it would sign with its own.
-        RsaSigner signer = settings.client || settings.keys == null ? null : RsaSigner.of(serverKey(settings.keys));
+        RsaSigner signer = settings.client || settings.keys == null || !BOUNCY_CASTLE ? null : RsaSigner.of(serverKey(settings.keys));
         X509ExtendedKeyManager keyManager = signer == null ? settings.keys : new ChainOnly(settings.keys);
         // jruby-openssl's key manager gives one certificate and key a context: converted for BoringSSL once, not per handshake.
         KeyManagerFactory keys = keyManager == null ? null

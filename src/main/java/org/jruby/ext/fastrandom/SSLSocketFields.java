@@ -152,18 +152,21 @@ final class SSLSocketFields {
     /**
      * Gives {@code self}, which has no engine yet, {@code sslEngine} and the
      * three buffers sized for it, as jruby-openssl's own setup does for the
-     * engine it makes (which then finds this one and keeps it).
+     * engine it makes (which then finds this one and keeps it). Direct
+     * buffers: BoringSSL reads and writes them in place, where it copies a
+     * heap buffer's bytes through a direct one of its own each call (JSSE's
+     * engine is the other way round: its AES-GCM runs on arrays).
      */
     void giveEngine(IRubyObject self, SSLEngine sslEngine) {
         javax.net.ssl.SSLSession session = sslEngine.getSession();
-        set(netReadData, self, empty(session.getPacketBufferSize()));
-        set(appReadData, self, empty(session.getApplicationBufferSize()));
-        set(netWriteData, self, empty(session.getPacketBufferSize()));
+        set(netReadData, self, emptyDirect(session.getPacketBufferSize()));
+        set(appReadData, self, emptyDirect(session.getApplicationBufferSize()));
+        set(netWriteData, self, emptyDirect(session.getPacketBufferSize()));
         set(engine, self, sslEngine);
     }
 
-    private static ByteBuffer empty(int capacity) {
-        ByteBuffer buffer = ByteBuffer.allocate(capacity);
+    private static ByteBuffer emptyDirect(int capacity) {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(capacity);
         buffer.limit(0);
         return buffer;
     }

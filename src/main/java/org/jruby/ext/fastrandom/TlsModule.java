@@ -11,7 +11,6 @@ import org.jruby.runtime.builtin.IRubyObject;
 
 import fastrandom.support.Diagnostics;
 import fastrandom.tls.TlsStats;
-import fastrandom.tls.openssl.EngineProvider;
 import fastrandom.tls.openssl.OpenSslTls;
 
 /**
@@ -122,8 +121,8 @@ public final class TlsModule {
     /** The OpenSSL engine's TLS library ("BoringSSL (netty-tcnative 2.0.84.Final)"), loading it; nil where it cannot run. */
     @JRubyMethod(name = "engine_version", meta = true)
     public static IRubyObject engine_version(ThreadContext context, IRubyObject self) {
-        EngineProvider provider = OpenSslTls.provider();
-        return provider == null ? context.nil : context.runtime.newString(provider.version());
+        String version = OpenSslTls.version();
+        return version == null ? context.nil : context.runtime.newString(version);
     }
 
     /** Why the OpenSSL engine cannot run here, loading it; nil where it can. */
