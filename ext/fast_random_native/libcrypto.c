@@ -7,32 +7,13 @@
  * methods are in libcrypto_rsa.c).
  */
 #include "libcrypto.h"
+#include "dl.h"
 
-#include <dlfcn.h>
 #include <jni.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * dlopen, dlsym, dlerror and dlclose at the symbol versions they had before
- * glibc 2.34 moved them from libdl into libc (which keeps those versions
- * for old programs), so that the library built on Debian 12 loads on glibc
- * 2.17 and later; the Rakefile refuses a build that needs a newer glibc.
- * Before 2.34 they are libdl.so.2's, which the library names as needed.
- */
-#if defined(__x86_64__)
-#define LIBDL_VERSION "GLIBC_2.2.5"
-#elif defined(__aarch64__)
-#define LIBDL_VERSION "GLIBC_2.17"
-#endif
-#ifdef LIBDL_VERSION
-__asm__(".symver dlopen,dlopen@" LIBDL_VERSION);
-__asm__(".symver dlsym,dlsym@" LIBDL_VERSION);
-__asm__(".symver dlerror,dlerror@" LIBDL_VERSION);
-__asm__(".symver dlclose,dlclose@" LIBDL_VERSION);
-#endif
 
 struct libcrypto crypto;
 

@@ -70,10 +70,13 @@ class Aarch64Test < Minitest::Test
     end
   end
 
-  # NativeCheck on this machine's JVM and the x86-64 library.
+  # NativeCheck on this machine's JVM and the x86-64 library (with the
+  # memory access netty needs for the TLS engine on Java 25, as JRuby's
+  # launcher gives it).
   def x86_64(mode)
     self.class.runs[[mode, :host]] ||= begin
-      out, err, status = Open3.capture3(self.class.host_java, "-cp", self.class.classpath(LIB, CHECK_CLASSES),
+      unsafe = ENV_JAVA["java.specification.version"].to_i >= 23 ? ["--sun-misc-unsafe-memory-access=allow"] : []
+      out, err, status = Open3.capture3(self.class.host_java, *unsafe, "-cp", self.class.classpath(LIB, CHECK_CLASSES),
                                         "NativeCheck", LIB, self.class.keys, mode)
       assert status.success?, "NativeCheck #{mode} on x86-64 failed (#{status}):\n#{out}#{err}"
       [transcript(out), err]

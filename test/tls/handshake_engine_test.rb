@@ -42,7 +42,7 @@ class TlsHandshakeEngineTest < Minitest::Test
   # localhost server's by default.
   def self.certificate(subject, key, issuer: nil, issuer_key: nil, ca: false, serial: nil, not_before: NOW - 3600,
                        not_after: NOW + 86_400, san: "DNS:localhost,IP:127.0.0.1", eku: "serverAuth",
-                       key_usage: "digitalSignature,keyEncipherment")
+                       key_usage: "digitalSignature,keyEncipherment", digest: "SHA256")
     cert = X509::Certificate.new
     cert.version = 2
     cert.serial = serial || rand(1 << 62)
@@ -60,7 +60,7 @@ class TlsHandshakeEngineTest < Minitest::Test
     cert.add_extension(factory.create_extension("subjectAltName", san)) if san && !ca
     cert.add_extension(factory.create_extension("subjectKeyIdentifier", "hash"))
     cert.add_extension(factory.create_extension("authorityKeyIdentifier", "keyid:always")) if issuer
-    cert.sign(issuer_key || key, "SHA256")
+    cert.sign(issuer_key || key, digest)
   end
 
   ROOT_KEY = ec_key
@@ -372,6 +372,30 @@ class TlsHandshakeEngineTest < Minitest::Test
     assert run.ok?, run.to_s
     assert_equal :jsse, run.server_engine
     assert_match(/keyUsage lacks digitalSignature/, FastRandom::TLS.jsse_reason(context))
+  end
+
+  # The JDK's certificate algorithm constraints (jdk.certpath.disabledAlgorithms),
+  # which JSSE applies to a peer's chain on top of jruby-openssl's own
+  # verification (its wrapper of jruby-openssl's trust manager): an MD5
+  # signature, an RSA key of 512 bits. netty applies the same wrapper (where
+  # the JVM lets it: the engine does not run otherwise), so both refuse.
+  def test_certificates_the_jdks_algorithm_constraints_refuse
+    rsa_root_key = OpenSSL::PKey::RSA.new(2048)
+    rsa_root = self.class.certificate("/CN=fast_random RSA test root", rsa_root_key, ca: true)
+    md5_leaf = self.class.certificate("/CN=localhost", EC_KEY, issuer: rsa_root, issuer_key: rsa_root_key, digest: "MD5")
+    runs = on_each_engine(-> { server_context(md5_leaf) }, -> { client_context(cert_store: store(rsa_root)) }, varies: :client)
+    assert_same_outcome(runs, "an MD5-signed leaf", verify: false)
+    runs.each do |engine, run|
+      assert_kind_of SSL::SSLError, run.client, "MD5 on #{engine}: #{run}"
+      assert_match(/algorithm constraints/, run.client.message, "MD5 on #{engine}: the JDK's constraints refused it")
+    end
+
+    weak_key = OpenSSL::PKey::RSA.new(512)
+    weak_leaf = self.class.leaf(weak_key)
+    runs = on_each_engine(-> { server_context(weak_leaf, weak_key, max_version: SSL::TLS1_2_VERSION) }, -> { client_context },
+                          varies: :client)
+    assert_same_outcome(runs, "an RSA-512 leaf", verify: false)
+    runs.each { |engine, run| assert_kind_of SSL::SSLError, run.client, "RSA-512 on #{engine}: #{run}" }
   end
 
   def test_intermediate_missing_and_present

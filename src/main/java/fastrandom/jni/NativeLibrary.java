@@ -71,6 +71,21 @@ public final class NativeLibrary {
         return FILE.load(file -> System.load(file.toString()));
     }
 
+    /**
+     * Keeps the library at {@code path}, which this process has loaded,
+     * mapped until the process ends, whatever the JVM unloads (a library is
+     * unloaded with its class loader). For the TLS engine's netty-tcnative:
+     * its static BoringSSL leaves pthread thread-local destructors that run
+     * in its code when a thread that used it ends, which would jump into
+     * unmapped memory after the unload. Needs this library loaded; true when
+     * the mapping is kept.
+     */
+    public static boolean keepLoaded(String path) {
+        return load() && keepLoaded0(path);
+    }
+
+    private static native boolean keepLoaded0(String path);
+
     /** Why {@link #load()} failed, or null. */
     public static String failure() {
         return FILE.failure();

@@ -131,6 +131,10 @@ public final class OpenSslTls {
         }
         EngineClassLoader loader = new EngineClassLoader(jarFiles, jarEntries, OpenSslTls.class.getClassLoader());
         Method nativeLoad = Class.forName(NATIVE_LOAD, true, loader).getMethod("load", String.class);
+        if (!NativeLibrary.load()) { // to keep netty-tcnative mapped (NativeLibrary#keepLoaded)
+            problem = "the OpenSSL TLS engine needs fast_random's own native library, which is not loaded: " + NativeLibrary.failure();
+            return null;
+        }
         boolean loaded = LIBRARY.load(file -> {
             try {
                 nativeLoad.invoke(null, file.toString());
@@ -139,6 +143,8 @@ public final class OpenSslTls {
                 if (cause instanceof Error) throw (Error) cause; // UnsatisfiedLinkError: "another classloader" has the file
                 throw e;
             }
+            // Loaded: kept mapped for good (BoringSSL's thread-local destructors), before anything runs in it.
+            if (!NativeLibrary.keepLoaded(file.toString())) throw new IllegalStateException("it could not be kept loaded");
         });
         if (!loaded) {
             problem = LIBRARY.failure();

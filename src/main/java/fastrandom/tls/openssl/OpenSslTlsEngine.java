@@ -23,17 +23,25 @@ import javax.net.ssl.SSLSession;
  * OK: the handshake finishes as JSSE's would, whatever came with it is
  * read, and the next read finds the engine's inbound side done (the end).
  * Everything else goes to netty's engine as it is.
+ *
+ * <p>After each call, {@code leave} runs on the calling thread: netty keeps
+ * per-thread state (its InternalThreadLocalMap, in a JDK ThreadLocal) whose
+ * value holds netty's classes, and so the engine's class loader and the
+ * runtime's, for as long as the thread lives (a server's pool thread
+ * outlives a redeploy); the provider's {@code leave} drops it.
  */
 public final class OpenSslTlsEngine extends SSLEngine {
     private static final Method APPLICATION_PROTOCOL = method("getApplicationProtocol");
     private static final Method HANDSHAKE_APPLICATION_PROTOCOL = method("getHandshakeApplicationProtocol");
 
     private final SSLEngine engine;
+    private final Runnable leave;
 
-    /** netty's {@code engine}, as jruby-openssl is to see it. */
-    public OpenSslTlsEngine(SSLEngine engine) {
+    /** netty's {@code engine}, as jruby-openssl is to see it; {@code leave} runs after each call. */
+    public OpenSslTlsEngine(SSLEngine engine, Runnable leave) {
         super(engine.getPeerHost(), engine.getPeerPort());
         this.engine = engine;
+        this.leave = leave;
     }
 
     /** SSLEngine's Java 9 methods (ALPN), called where the JDK has them (the gem's classes are built for Java 8). */
@@ -52,7 +60,12 @@ public final class OpenSslTlsEngine extends SSLEngine {
 
     @Override
     public SSLEngineResult unwrap(ByteBuffer src, ByteBuffer[] dsts, int offset, int length) throws SSLException {
-        SSLEngineResult result = engine.unwrap(src, dsts, offset, length);
+        SSLEngineResult result;
+        try {
+            result = engine.unwrap(src, dsts, offset, length);
+        } finally {
+            leave.run();
+        }
         if (result.getStatus() == SSLEngineResult.Status.CLOSED
                 && result.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
             return new SSLEngineResult(SSLEngineResult.Status.OK, SSLEngineResult.HandshakeStatus.FINISHED,
@@ -63,58 +76,94 @@ public final class OpenSslTlsEngine extends SSLEngine {
 
     @Override
     public SSLEngineResult wrap(ByteBuffer[] srcs, int offset, int length, ByteBuffer dst) throws SSLException {
-        return engine.wrap(srcs, offset, length, dst);
+        try {
+            return engine.wrap(srcs, offset, length, dst);
+        } finally {
+            leave.run();
+        }
     }
 
-    @Override public Runnable getDelegatedTask() { return engine.getDelegatedTask(); }
+    /** A call of netty's engine that throws nothing checked, then {@code leave}. */
+    private <T> T call(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } finally {
+            leave.run();
+        }
+    }
 
-    @Override public void closeInbound() throws SSLException { engine.closeInbound(); }
+    /** The same, for one that returns nothing. */
+    private void run(Runnable call) {
+        try {
+            call.run();
+        } finally {
+            leave.run();
+        }
+    }
 
-    @Override public boolean isInboundDone() { return engine.isInboundDone(); }
+    @Override public Runnable getDelegatedTask() { return call(engine::getDelegatedTask); }
 
-    @Override public void closeOutbound() { engine.closeOutbound(); }
+    @Override
+    public void closeInbound() throws SSLException {
+        try {
+            engine.closeInbound();
+        } finally {
+            leave.run();
+        }
+    }
 
-    @Override public boolean isOutboundDone() { return engine.isOutboundDone(); }
+    @Override public boolean isInboundDone() { return call(engine::isInboundDone); }
 
-    @Override public String[] getSupportedCipherSuites() { return engine.getSupportedCipherSuites(); }
+    @Override public void closeOutbound() { run(engine::closeOutbound); }
 
-    @Override public String[] getEnabledCipherSuites() { return engine.getEnabledCipherSuites(); }
+    @Override public boolean isOutboundDone() { return call(engine::isOutboundDone); }
 
-    @Override public void setEnabledCipherSuites(String[] suites) { engine.setEnabledCipherSuites(suites); }
+    @Override public String[] getSupportedCipherSuites() { return call(engine::getSupportedCipherSuites); }
 
-    @Override public String[] getSupportedProtocols() { return engine.getSupportedProtocols(); }
+    @Override public String[] getEnabledCipherSuites() { return call(engine::getEnabledCipherSuites); }
 
-    @Override public String[] getEnabledProtocols() { return engine.getEnabledProtocols(); }
+    @Override public void setEnabledCipherSuites(String[] suites) { run(() -> engine.setEnabledCipherSuites(suites)); }
 
-    @Override public void setEnabledProtocols(String[] protocols) { engine.setEnabledProtocols(protocols); }
+    @Override public String[] getSupportedProtocols() { return call(engine::getSupportedProtocols); }
 
-    @Override public SSLSession getSession() { return engine.getSession(); }
+    @Override public String[] getEnabledProtocols() { return call(engine::getEnabledProtocols); }
 
-    @Override public SSLSession getHandshakeSession() { return engine.getHandshakeSession(); }
+    @Override public void setEnabledProtocols(String[] protocols) { run(() -> engine.setEnabledProtocols(protocols)); }
 
-    @Override public void beginHandshake() throws SSLException { engine.beginHandshake(); }
+    @Override public SSLSession getSession() { return call(engine::getSession); }
 
-    @Override public SSLEngineResult.HandshakeStatus getHandshakeStatus() { return engine.getHandshakeStatus(); }
+    @Override public SSLSession getHandshakeSession() { return call(engine::getHandshakeSession); }
 
-    @Override public void setUseClientMode(boolean mode) { engine.setUseClientMode(mode); }
+    @Override
+    public void beginHandshake() throws SSLException {
+        try {
+            engine.beginHandshake();
+        } finally {
+            leave.run();
+        }
+    }
 
-    @Override public boolean getUseClientMode() { return engine.getUseClientMode(); }
+    @Override public SSLEngineResult.HandshakeStatus getHandshakeStatus() { return call(engine::getHandshakeStatus); }
 
-    @Override public void setNeedClientAuth(boolean need) { engine.setNeedClientAuth(need); }
+    @Override public void setUseClientMode(boolean mode) { run(() -> engine.setUseClientMode(mode)); }
 
-    @Override public boolean getNeedClientAuth() { return engine.getNeedClientAuth(); }
+    @Override public boolean getUseClientMode() { return call(engine::getUseClientMode); }
 
-    @Override public void setWantClientAuth(boolean want) { engine.setWantClientAuth(want); }
+    @Override public void setNeedClientAuth(boolean need) { run(() -> engine.setNeedClientAuth(need)); }
 
-    @Override public boolean getWantClientAuth() { return engine.getWantClientAuth(); }
+    @Override public boolean getNeedClientAuth() { return call(engine::getNeedClientAuth); }
 
-    @Override public void setEnableSessionCreation(boolean flag) { engine.setEnableSessionCreation(flag); }
+    @Override public void setWantClientAuth(boolean want) { run(() -> engine.setWantClientAuth(want)); }
 
-    @Override public boolean getEnableSessionCreation() { return engine.getEnableSessionCreation(); }
+    @Override public boolean getWantClientAuth() { return call(engine::getWantClientAuth); }
 
-    @Override public SSLParameters getSSLParameters() { return engine.getSSLParameters(); }
+    @Override public void setEnableSessionCreation(boolean flag) { run(() -> engine.setEnableSessionCreation(flag)); }
 
-    @Override public void setSSLParameters(SSLParameters parameters) { engine.setSSLParameters(parameters); }
+    @Override public boolean getEnableSessionCreation() { return call(engine::getEnableSessionCreation); }
+
+    @Override public SSLParameters getSSLParameters() { return call(engine::getSSLParameters); }
+
+    @Override public void setSSLParameters(SSLParameters parameters) { run(() -> engine.setSSLParameters(parameters)); }
 
     /** The ALPN protocol agreed (Java 9's SSLEngine method; this class is built for Java 8). */
     public String getApplicationProtocol() {
@@ -137,6 +186,8 @@ public final class OpenSslTlsEngine extends SSLEngine {
             throw new IllegalStateException(cause);
         } catch (IllegalAccessException e) {
             throw new IllegalStateException(e);
+        } finally {
+            leave.run();
         }
     }
 }

@@ -23,6 +23,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.util.KeyManagerFactoryWrapper;
+import io.netty.util.internal.InternalThreadLocalMap;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 
@@ -52,16 +53,40 @@ public final class NettyProvider implements EngineProvider {
     /** Whether BouncyCastle, which fast_random's RSA engines work through, is there (jruby-openssl's: not in plain Java). */
     private static final boolean BOUNCY_CASTLE = bouncyCastle();
 
-    private final String version;
+    private String version;
     /** {@code ReferenceCountedOpenSslEngine.isSessionReused()}: BoringSSL's SSL_session_reused (netty keeps it package-private). */
-    private final Method sessionReused;
+    private Method sessionReused;
+
+    /**
+     * Drops what netty keeps for the calling thread (its InternalThreadLocalMap,
+     * whose value holds netty's classes and so this class loader): after each
+     * call into netty, so that no thread that outlives a runtime (a server's
+     * pool thread, the main thread of an embedding application) keeps its
+     * class loaders.
+     */
+    static void leave() {
+        InternalThreadLocalMap.remove();
+    }
 
     /** Initializes netty's OpenSSL support (the JNI library loaded first, by {@link NativeLoad}); fails saying why it is unavailable. */
     public NettyProvider() throws SSLException {
+        try {
+            initialize();
+        } finally {
+            leave();
+        }
+    }
+
+    private void initialize() throws SSLException {
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE); // this copy's own: never an application's logging
         if (!OpenSsl.isAvailable()) {
             Throwable cause = OpenSsl.unavailabilityCause();
             throw new SSLException("netty-tcnative did not initialize: " + cause, cause);
+        }
+        if (!trustManagersWrapped()) {
+            throw new SSLException("netty cannot give a trust manager the JDK's certificate algorithm constraints "
+                    + "(jdk.certpath.disabledAlgorithms) in this JVM, as JSSE does: on Java 25 and later it needs "
+                    + "--sun-misc-unsafe-memory-access=allow, which JRuby's launcher passes");
         }
         version = OpenSsl.versionString();
         try {
@@ -78,6 +103,8 @@ public final class NettyProvider implements EngineProvider {
             return (Boolean) sessionReused.invoke(engine instanceof OpenSslTlsEngine ? ((OpenSslTlsEngine) engine).engine() : engine);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("netty's isSessionReused() failed", e);
+        } finally {
+            leave();
         }
     }
 
@@ -101,6 +128,26 @@ public final class NettyProvider implements EngineProvider {
             Class.forName("org.bouncycastle.crypto.params.RSAKeyParameters", false, NettyProvider.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether netty wraps a plain X509TrustManager (jruby-openssl's) as JSSE
+     * does, so that the JDK's certificate algorithm constraints (MD5
+     * signatures, RSA keys below 1024 bits...) apply to a peer's chain on top
+     * of jruby-openssl's own verification: netty does it through
+     * sun.misc.Unsafe, which it leaves alone on Java 25 and later unless the
+     * JVM allows its memory access. Where it cannot, the engine would accept
+     * chains JSSE refuses, so it does not run.
+     */
+    private static boolean trustManagersWrapped() {
+        try {
+            Method supported = Class.forName("io.netty.handler.ssl.OpenSslX509TrustManagerWrapper", true,
+                    NettyProvider.class.getClassLoader()).getDeclaredMethod("isWrappingSupported");
+            supported.setAccessible(true);
+            return (Boolean) supported.invoke(null);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return false;
         }
     }
@@ -162,6 +209,14 @@ public final class NettyProvider implements EngineProvider {
 
     @Override
     public EngineContext newContext(EngineSettings settings) throws SSLException {
+        try {
+            return build(settings);
+        } finally {
+            leave();
+        }
+    }
+
+    private EngineContext build(EngineSettings settings) throws SSLException {
         SslContextBuilder builder;
         // A server's RSA key signs on fast_random's engine: BoringSSL gets the chain without the key
         // (netty-tcnative then hands the signatures to the signer), or it would sign with its own.
@@ -193,7 +248,12 @@ public final class NettyProvider implements EngineProvider {
         return new EngineContext() {
             @Override
             public SSLEngine newEngine(String host, int port) {
-                return new OpenSslTlsEngine(host == null ? context.newEngine(ALLOCATOR) : context.newEngine(ALLOCATOR, host, port));
+                try {
+                    return new OpenSslTlsEngine(host == null ? context.newEngine(ALLOCATOR) : context.newEngine(ALLOCATOR, host, port),
+                            NettyProvider::leave);
+                } finally {
+                    leave();
+                }
             }
         };
     }

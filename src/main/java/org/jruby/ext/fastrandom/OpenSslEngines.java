@@ -159,6 +159,19 @@ final class OpenSslEngines {
     }
 
     /**
+     * Lets go of every engine context kept, at the teardown of the runtime
+     * whose class loader these classes are (nothing else touches the map
+     * then, so stale entries would stay): netty-tcnative's native contexts
+     * hold JNI global references to their callbacks, whose classes reach
+     * this class loader, so a context kept here would keep itself, the
+     * engine's class loader and the runtime's alive for good. Let go, each
+     * is freed by its finalizer once its sockets are gone.
+     */
+    static void release() {
+        KEPT.clear();
+    }
+
+    /**
      * Why connections on {@code sslContext} stay on JSSE with the engine
      * :openssl (the client's reason, else the server's), or null: none, or
      * no connection yet.

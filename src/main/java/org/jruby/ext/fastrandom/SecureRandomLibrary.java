@@ -103,7 +103,8 @@ public final class SecureRandomLibrary implements Library {
      * program's at_exit blocks: the JVM-wide provider leaves the JVM's list
      * if this runtime installed it, the tearing-down thread forgets
      * BouncyCastle's thread-local parameters ({@link BouncyCastleRegistrar}),
-     * jnagmp's JNA registration is undone ({@link GmpLibrary#release}), and
+     * jnagmp's JNA registration is undone ({@link GmpLibrary#release}), the
+     * OpenSSL TLS engine's contexts are let go ({@link OpenSslEngines#release}), and
      * the warnings stop going to this runtime. A post-exit function, not
      * an internal finalizer: the runtime holds those only weakly, and the
      * JVM's finalization would call their finalize() once more. It holds
@@ -132,7 +133,10 @@ public final class SecureRandomLibrary implements Library {
                     BouncyCastleRegistrar.forgetCallingThread(runtime.getJRubyClassLoader());
                 }
                 // Only where these classes are this runtime's alone (not on a class path runtimes share).
-                if (SecureRandomLibrary.class.getClassLoader() == runtime.getJRubyClassLoader()) GmpLibrary.release();
+                if (SecureRandomLibrary.class.getClassLoader() == runtime.getJRubyClassLoader()) {
+                    GmpLibrary.release();
+                    OpenSslEngines.release();
+                }
             } catch (RuntimeException | LinkageError e) {
                 failed("a reference to this runtime could not be released", e);
             }
