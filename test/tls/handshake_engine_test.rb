@@ -577,6 +577,23 @@ class TlsHandshakeEngineTest < Minitest::Test
 
   # --- contexts that stay on JSSE, and what :openssl takes -----------------
 
+  # ciphers= after a context's first connection (setup freezes the context,
+  # not what jruby-openssl reads for each socket): the next connection gets
+  # the new suites on either engine.
+  def test_ciphers_changed_after_the_first_connection
+    ENGINES.each do |engine|
+      context = client_context
+      first = connection(server_context, context, client: engine)
+      assert first.ok?, "#{engine}: #{first}"
+      assert_equal "TLSv1.3", first.version
+      context.ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256"
+      second = connection(server_context, context, client: engine)
+      assert second.ok?, "#{engine} after ciphers=: #{second}"
+      assert_equal [engine, "TLSv1.2", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"], [second.client_engine, second.version, Array(second.cipher).first],
+                   "#{engine}: the changed ciphers hold"
+    end
+  end
+
   # jruby-openssl's ciphers= takes TLS 1.3 suites by name; one of BoringSSL's
   # three alone cannot be had there, so such a context stays on JSSE, whole,
   # at either end, saying why, and negotiates what it asked for.

@@ -41,7 +41,7 @@ public final class OpenSslTls {
     private static URL[] jarFiles;
     private static URL[] jarEntries;
     private static boolean tried; // guarded by OpenSslTls.class
-    private static EngineProvider provider;
+    private static volatile EngineProvider provider;
     private static String problem;
 
     private OpenSslTls() {}
@@ -103,11 +103,16 @@ public final class OpenSslTls {
     }
 
     /** The engine's provider, loaded if that has not been tried yet; null when it cannot run ({@link #problem()} says why). */
-    public static synchronized EngineProvider provider() {
+    public static EngineProvider provider() {
+        EngineProvider loaded = provider;
+        return loaded != null ? loaded : load();
+    }
+
+    private static synchronized EngineProvider load() {
         if (!tried) {
             tried = true;
             try {
-                provider = load();
+                provider = loadEngine();
             } catch (Exception | LinkageError e) {
                 problem = "the OpenSSL TLS engine could not be loaded: " + e;
             }
@@ -120,7 +125,7 @@ public final class OpenSslTls {
         return problem;
     }
 
-    private static EngineProvider load() throws Exception {
+    private static EngineProvider loadEngine() throws Exception {
         if (libraryFile() == null) {
             problem = "the gem ships no OpenSSL TLS engine for " + NativeLibrary.platformDirectory();
             return null;

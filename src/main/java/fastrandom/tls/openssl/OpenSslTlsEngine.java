@@ -63,6 +63,8 @@ public final class OpenSslTlsEngine extends SSLEngine {
         SSLEngineResult result;
         try {
             result = engine.unwrap(src, dsts, offset, length);
+        } catch (IllegalStateException | UnsupportedOperationException e) {
+            throw failed(e);
         } finally {
             leave.run();
         }
@@ -78,9 +80,20 @@ public final class OpenSslTlsEngine extends SSLEngine {
     public SSLEngineResult wrap(ByteBuffer[] srcs, int offset, int length, ByteBuffer dst) throws SSLException {
         try {
             return engine.wrap(srcs, offset, length, dst);
+        } catch (IllegalStateException | UnsupportedOperationException e) {
+            throw failed(e);
         } finally {
             leave.run();
         }
+    }
+
+    /**
+     * What netty's engine threw where JSSE's throws an SSLException (its
+     * native state gone, say): as one, so that jruby-openssl raises its
+     * SSLError, never a Java exception.
+     */
+    private static SSLException failed(RuntimeException e) {
+        return new SSLException("the OpenSSL engine failed: " + e, e);
     }
 
     /** A call of netty's engine that throws nothing checked, then {@code leave}. */

@@ -25,9 +25,9 @@ import fastrandom.rsa.jca.RsaBlockEngine;
  * from fast_random's generator; PKCS#1 v1.5 (TLS 1.2 clients that offer
  * nothing else) through the JDK's Signature; RSA key exchange's
  * decryption as the raw private operation. BoringSSL checks nothing of
- * what this returns, so the engine's own fault check (each private operation
- * verified before its result leaves) is what stands between a fault and a
- * key leaked by it.
+ * what this returns, so what stands between a fault and a key leaked by it
+ * is the engine's own fault check (each private operation verified before
+ * its result leaves), and for PKCS#1 the JDK provider's.
  */
 final class RsaSigner implements OpenSslPrivateKeyMethod {
     private final RSAPrivateCrtKey key;

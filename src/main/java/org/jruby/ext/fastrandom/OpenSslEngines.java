@@ -42,11 +42,12 @@ import fastrandom.tls.openssl.OpenSslTlsEngine;
  * its key and trust managers and the protocols and cipher suites its own
  * code enables. A context asking for what BoringSSL cannot do the same way
  * stays on JSSE, whole, with the reason kept
- * ({@code FastRandom::TLS.engine_reason}): a TLS 1.3 suite chosen without
+ * ({@code FastRandom::TLS.jsse_reason}): a TLS 1.3 suite chosen without
  * the others (BoringSSL offers all three, always), a protocol other than
- * TLS 1.0 to 1.3, TLS 1.2 suites none of which BoringSSL has, an
- * {@code alpn_select_cb} (a Ruby block BoringSSL's server cannot call). So
- * does a socket given a session to resume ({@code session=}). Where the
+ * TLS 1.0 to 1.3, TLS 1.2 suites none of which BoringSSL has, a server's
+ * {@code alpn_select_cb} (a Ruby block BoringSSL's server cannot call) or
+ * {@code alpn_protocols}, an EC server certificate BoringSSL will not sign
+ * with. So does a socket given a session to resume ({@code session=}). Where the
  * engine cannot load, every connection stays on JSSE, with one warning.
  */
 final class OpenSslEngines {
@@ -69,6 +70,8 @@ final class OpenSslEngines {
 
     /** What a context's settings gave, in one mode: the engine context, or why its connections stay on JSSE. */
     private static final class Kept {
+        /** The settings jruby-openssl reads per engine, as they were when this was made ({@link SSLContextFields#perEngineSettings}). */
+        List<Object> settings;
         final EngineContext engines;
         final String jsseReason;
 
@@ -109,7 +112,7 @@ final class OpenSslEngines {
         SSLEngine engine;
         try {
             engine = kept.engines.newEngine(host == null || host.isEmpty() ? null : host, fields.remotePort(socket));
-        } catch (RuntimeException e) { // the engine could not make one (out of native memory, say): JSSE's, as stock
+        } catch (RuntimeException | LinkageError e) { // the engine could not make one (out of native memory, say): JSSE's, as stock
             Diagnostics.warnOnce("fast_random: a TLS connection stays on JSSE: the OpenSSL engine could not make one (" + e + ")");
             TlsStats.jsse();
             return;
@@ -189,11 +192,16 @@ final class OpenSslEngines {
 
     private static Kept kept(Object sslContext, SSLContextFields contextFields, Object internal, boolean client) {
         int mode = client ? 1 : 0;
+        List<Object> settings = contextFields.perEngineSettings(sslContext);
         Kept[] kept = KEPT.get(internal);
-        if (kept != null && kept[mode] != null) return kept[mode];
+        if (kept != null && kept[mode] != null && kept[mode].settings.equals(settings)) return kept[mode];
         synchronized (internal) { // one context made for a context's settings, whichever thread asks first
-            kept = KEPT.computeIfAbsent(internal, settings -> new Kept[2]);
-            if (kept[mode] == null) kept[mode] = make(sslContext, contextFields, internal, client);
+            kept = KEPT.computeIfAbsent(internal, key -> new Kept[2]);
+            if (kept[mode] == null || !kept[mode].settings.equals(settings)) { // new, or ciphers= and the like since
+                Kept made = make(sslContext, contextFields, internal, client);
+                made.settings = settings;
+                kept[mode] = made;
+            }
             return kept[mode];
         }
     }
@@ -237,6 +245,9 @@ final class OpenSslEngines {
             if (!client && contextFields.alpnSelectCallback(internal)) {
                 return jsse("its alpn_select_cb is a Ruby block, which BoringSSL's server cannot call");
             }
+            if (!client && alpn != null) {
+                return jsse("its alpn_protocols on a server: JSSE refuses a client that offers none of them, netty's BoringSSL goes on without");
+            }
             WeakManagers.Keys keys = new WeakManagers.Keys(internal, contextFields::keyManager);
             if (!client && !signsWithItsKey(keys)) {
                 return jsse("its EC certificate's keyUsage lacks digitalSignature, which BoringSSL requires of a key it signs with");
@@ -248,7 +259,7 @@ final class OpenSslEngines {
                     protocols.toArray(new String[0]), suites.toArray(new String[0]), alpn,
                     contextFields.timeout(internal), contextFields.sessionCacheSize(sslContext));
             return new Kept(provider.newContext(settings), null);
-        } catch (SSLException | ReflectiveOperationException | RuntimeException e) {
+        } catch (SSLException | ReflectiveOperationException | RuntimeException | LinkageError e) {
             return jsse("BoringSSL refused its settings: " + e);
         }
     }

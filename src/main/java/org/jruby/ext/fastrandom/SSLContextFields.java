@@ -29,6 +29,8 @@ final class SSLContextFields {
     private final Class<?> contextType;
     private final Field internalContext;
     private final Field sessionCacheSize;
+    /** What jruby-openssl reads again for each socket's engine, not frozen by setup: ciphers, options, ssl_version, min/max_version. */
+    private final Field[] perEngine;
     private final Method createJsseEngine;
     private final Field alpnProtocols;
     private final Field alpnSelectCallback;
@@ -45,6 +47,9 @@ final class SSLContextFields {
         Class<?> internal = Class.forName(CONTEXT_CLASS + "$InternalContext", false, loader);
         internalContext = field(contextType, "internalContext", internal);
         sessionCacheSize = field(contextType, "sessionCacheSize", int.class);
+        perEngine = new Field[] {field(contextType, "ciphers", String.class), field(contextType, "options", long.class),
+            field(contextType, "protocol", String.class), field(contextType, "minProtocolVersion", int.class),
+            field(contextType, "maxProtocolVersion", int.class), sessionCacheSize};
         createJsseEngine = method(contextType, "createSSLEngine", String.class, int.class);
         alpnProtocols = field(internal, "alpnProtocols", String[].class);
         alpnSelectCallback = internal.getDeclaredField("alpnSelectCallback");
@@ -90,6 +95,19 @@ final class SSLContextFields {
         return constructor;
     }
 
+    /**
+     * The settings jruby-openssl reads again for each socket's engine, as
+     * they are now (setup does not freeze them: {@code ciphers=},
+     * {@code options=}, {@code ssl_version=}, {@code min_version=},
+     * {@code max_version=}, {@code session_cache_size=} still change what
+     * the next socket gets).
+     */
+    java.util.List<Object> perEngineSettings(Object context) {
+        Object[] values = new Object[perEngine.length];
+        for (int i = 0; i < values.length; i++) values[i] = get(perEngine[i], context);
+        return java.util.Arrays.asList(values);
+    }
+
     /** The socket's SSLContext (a jruby-openssl one), or null (also for a socket of another class loader's jruby-openssl). */
     Object context(Object socket) {
         if (!socketContext.getDeclaringClass().isInstance(socket)) return null;
@@ -98,9 +116,9 @@ final class SSLContextFields {
 
     /**
      * Sets the socket's {@code verify_result} to its context's last one, as
-     * jruby-openssl does after each step of a JSSE handshake that ran the
-     * engine's tasks (its trust manager among them): the OpenSSL engine
-     * runs none.
+     * jruby-openssl does after a handshake step that ran the engine's
+     * delegated tasks (netty hands the certificate's verification to one);
+     * for the steps that fail before any task ran.
      */
     void copyVerifyResult(Object socket) throws ReflectiveOperationException {
         Object context = context(socket);

@@ -26,6 +26,13 @@ import fastrandom.tls.openssl.OpenSslTls;
  *   FastRandom::TLS.uninstall    # jruby-openssl's own methods again (FAST_RANDOM_TLS=0 before the require: never installed)
  *   FastRandom::TLS.install      # and back
  * </pre>
+ * and, with {@code FAST_RANDOM_TLS=openssl} or {@code engine = :openssl},
+ * handshakes on OpenSSL's engine ({@link OpenSslEngines}):
+ * <pre>
+ *   FastRandom::TLS.engine           # =&gt; :jsse or :openssl
+ *   FastRandom::TLS.engine_of(ssl)   # =&gt; which engine a socket runs on
+ *   FastRandom::TLS.jsse_reason(ctx) # =&gt; why a context stays on JSSE under :openssl
+ * </pre>
  * Defined in Java when first named ({@link FastRandomModule#const_missing})
  * and installed by the openssl hook ({@link OpenSSLHook}).
  */
@@ -136,6 +143,9 @@ public final class TlsModule {
     @JRubyMethod(name = "engine_of", meta = true)
     public static IRubyObject engine_of(ThreadContext context, IRubyObject self, IRubyObject socket) {
         if (!SSLSocketMethods.installed(context.runtime)) return context.nil;
+        if (!context.runtime.getClassFromPath(SSLSocketMethods.CLASS).isInstance(socket)) {
+            throw context.runtime.newTypeError(socket, context.runtime.getClassFromPath(SSLSocketMethods.CLASS));
+        }
         String engine = SSLSocketMethods.engineOf(context, socket);
         return engine == null ? context.nil : context.runtime.newSymbol(engine);
     }

@@ -21,7 +21,7 @@ import javax.net.ssl.X509TrustManager;
  * finds them gone; one that did would be refused, never trusted.
  */
 final class WeakManagers {
-    /** Set on the thread that ran a trust manager's check (the engine runs it inside the handshake step's unwrap). */
+    /** Set on the thread that ran a trust manager's check (in the handshake step: netty's delegated task, or its unwrap). */
     private static final ThreadLocal<Boolean> VERIFIED = new ThreadLocal<>();
 
     private WeakManagers() {}
