@@ -747,6 +747,61 @@ class TlsHandshakeEngineTest < Minitest::Test
     listener&.close
   end
 
+  # A TLS 1.2 client asking to renegotiate (`openssl s_client`'s R command,
+  # between two lines the JRuby server echoes): JSSE's server accepts secure
+  # renegotiation (its default, as OpenSSL's server, MRI's, does); BoringSSL
+  # has no server renegotiation and refuses it with a no_renegotiation
+  # alert, the connection then ending. Stricter, never looser: docs/tls.md.
+  def test_client_renegotiation
+    outcomes = ENGINES.to_h do |engine|
+      FastRandom::TLS.engine = engine
+      listener = TCPServer.new("127.0.0.1", 0)
+      served = Thread.new do
+        Thread.current.report_on_exception = false
+        socket = SSL::SSLSocket.new(listener.accept, server_context(RSA_LEAF, RSA_KEY))
+        socket.sync_close = true
+        lines = []
+        Timeout.timeout(DEADLINE) do
+          socket.accept
+          while (line = socket.gets)
+            lines << line
+            socket.write("echo:#{line}")
+          end
+        rescue SSL::SSLError, SystemCallError, IOError => e
+          lines << e.class
+        end
+        [FastRandom::TLS.engine_of(socket), lines]
+      ensure
+        socket&.close
+      end
+      output = +""
+      Open3.popen2e("timeout", DEADLINE.to_s, "openssl", "s_client", "-connect", "127.0.0.1:#{listener.addr[1]}", "-tls1_2",
+                    "-CAfile", path("root.pem")) do |input, out, wait|
+        reader = Thread.new { out.each_line { |line| output << line } }
+        ["one\n", "R\n", "two\n"].each do |line|
+          input.write(line)
+          sleep 0.4 # s_client reads a command only at a line's start, once the one before is done
+        rescue Errno::EPIPE
+          break # s_client ended: the renegotiation refused
+        end
+        input.close
+        wait.value
+        reader.join
+      end
+      [engine, [Timeout.timeout(DEADLINE) { served.value }, output]]
+    ensure
+      listener&.close
+    end
+    (jsse_engine, jsse_lines), jsse_output = outcomes[:jsse]
+    (openssl_engine, openssl_lines), openssl_output = outcomes[:openssl]
+    assert_equal [:jsse, :openssl], [jsse_engine, openssl_engine]
+    assert_equal ["one\n", "two\n"], jsse_lines, "JSSE's server renegotiated and went on:\n#{jsse_output}"
+    assert_match(/RENEGOTIATING.*echo:two/m, jsse_output)
+    assert_equal "one\n", openssl_lines.first
+    refute_includes openssl_lines, "two\n", "BoringSSL's server renegotiated:\n#{openssl_output}"
+    assert_match(/alert no renegotiation/, openssl_output)
+  end
+
   def test_c_s_client_against_openssl_server
     %w[1.2 1.3].each do |version|
       ENGINES.each do |engine|
