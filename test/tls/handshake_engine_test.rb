@@ -5,6 +5,7 @@
 require_relative "../test_helper"
 require "openssl"
 require "socket"
+require "json"
 require "timeout"
 require "tmpdir"
 require "open3"
@@ -745,6 +746,54 @@ class TlsHandshakeEngineTest < Minitest::Test
     [output, errors, status, Timeout.timeout(DEADLINE) { served.value }, line]
   ensure
     listener&.close
+  end
+
+  # Where the engine cannot load (here its library missing), FAST_RANDOM_TLS=openssl
+  # leaves every connection on JSSE with one warning saying why, the
+  # connections working as stock's; engine= raises EngineUnavailableError.
+  def test_an_engine_that_cannot_load_leaves_jsse_with_one_warning
+    out, err, status = TestHelper.jruby(<<~'RUBY', env: { "FAST_RANDOM_TLS" => "openssl" })
+      require "fast_random"
+      require "openssl"
+      require "socket"
+      Java::FastrandomTlsOpenssl::OpenSslTls.library.set_path("/nonexistent/libnetty_tcnative.so", true)
+      engines = Array.new(2) do
+        listener = TCPServer.new("127.0.0.1", 0)
+        context = OpenSSL::SSL::SSLContext.new
+        context.key = OpenSSL::PKey::EC.generate("prime256v1")
+        cert = OpenSSL::X509::Certificate.new
+        cert.version = 2
+        cert.serial = 1
+        cert.subject = cert.issuer = OpenSSL::X509::Name.parse("/CN=localhost")
+        cert.public_key = context.key
+        cert.not_before = Time.now - 60
+        cert.not_after = Time.now + 60
+        cert.sign(context.key, "SHA256")
+        context.cert = cert
+        served = Thread.new { OpenSSL::SSL::SSLSocket.new(listener.accept, context).tap(&:accept).tap { |s| s.write("ok") } }
+        client = OpenSSL::SSL::SSLSocket.new(TCPSocket.new("127.0.0.1", listener.addr[1]))
+        client.connect
+        raise "no data" unless client.read(2) == "ok"
+        served.value.close
+        FastRandom::TLS.engine_of(client)
+      end
+      raised = begin
+        FastRandom::TLS.engine = :openssl
+        nil
+      rescue FastRandom::EngineUnavailableError => e
+        e.message
+      end
+      require "json"
+      puts JSON.generate([FastRandom::TLS.engine, engines, FastRandom::TLS.engine_problem, raised])
+    RUBY
+    assert status.success?, "#{out}#{err}"
+    engine, engines, problem, raised = JSON.parse(out.lines.last)
+    assert_equal ["openssl", %w[jsse jsse]], [engine, engines], "both connections on JSSE, working"
+    assert_match(%r{/nonexistent/libnetty_tcnative\.so is missing}, problem)
+    assert_equal problem, raised
+    warnings = err.lines.grep(/fast_random/)
+    assert_equal 1, warnings.size, "one warning: #{err}"
+    assert_match(/TLS handshakes stay on JSSE: .*is missing/, warnings.first)
   end
 
   # A TLS 1.2 client asking to renegotiate (`openssl s_client`'s R command,
