@@ -237,6 +237,24 @@ class TlsInteropTest < Minitest::Test
     end
   end
 
+  # The OpenSSL TLS engine (FastRandom::TLS.engine = :openssl: BoringSSL,
+  # test/tls/handshake_engine_test.rb) with MRI at the other end, each way:
+  # the same write sizes and ways to read and write, byte for byte.
+  def test_mri_peers_and_the_openssl_engine_every_write_size_each_way
+    %i[client server].each do |role|
+      what = "JRuby #{role} on the OpenSSL engine and MRI"
+      FastRandom::TLS.engine = :openssl
+      peer, socket, = mri_connection(role)
+      assert_equal :openssl, FastRandom::TLS.engine_of(socket), what
+      stats, (read, written) = T.counting { write_sizes(peer, socket, what) }
+      finish(peer, socket, what)
+      assert_moved(stats, :fast_random, read: read, written: written, what: what)
+    ensure
+      FastRandom::TLS.engine = :jsse
+      peer&.kill
+    end
+  end
+
   # One write of 64 MiB to MRI (Buffering#write hands syswrite what is
   # left each time), and 64 MiB from MRI read by readpartial into one buffer.
   def test_64_mib_each_way_with_mri
