@@ -75,6 +75,13 @@ class GemPackageTest < Minitest::Test
     end
     jars = Dir[File.join(gem_dir, "lib/fast_random/vendor/*.jar")].map { |jar| File.basename(jar)[/\A(.+)-\d/, 1] }.sort
     assert_equal %w[bouncycastle-rsa jna jnagmp], jars
+    # The TLS engine's netty, never required (a class loader of fast_random's own reads them), and its JNI libraries.
+    netty = Dir[File.join(gem_dir, "lib/fast_random/vendor/netty/*.jar")].map { |jar| File.basename(jar)[/\A(.+)-\d/, 1] }.sort
+    assert_equal %w[netty-buffer netty-codec-base netty-common netty-handler netty-tcnative-classes], netty
+    %w[x86_64/libnetty_tcnative_linux_x86_64.so aarch64/libnetty_tcnative_linux_aarch_64.so].each do |library|
+      assert File.file?(File.join(gem_dir, "lib/fast_random/linux-#{library}")), "the installed gem has no #{library}"
+    end
+    assert_includes File.read(File.join(gem_dir, "lib/fast_random/vendor/LICENSES/netty-tcnative/LICENSE.boringssl.txt")), "BoringSSL"
     licensed = Dir[File.join(gem_dir, "lib/fast_random/vendor/LICENSES/*")].map { |dir| File.basename(dir) }
     assert_empty jars - licensed, "vendored jars without a licence directory"
     assert_includes File.read(File.join(gem_dir, "lib/fast_random/vendor/LICENSES/gmp/COPYING.LIBGMP")), "GNU LESSER GENERAL PUBLIC LICENSE"
@@ -87,7 +94,7 @@ class GemPackageTest < Minitest::Test
     listing = IO.popen(["unzip", "-p", File.join(gem_dir, "lib/fast_random/fast_random.jar"), "fastrandom/jni/libraries.sha256"], &:read)
     recorded = listing.lines.to_h { |line| line.split.reverse }
     lib = File.join(gem_dir, "lib/fast_random")
-    shipped = Dir.glob(["*/libfast_random.*", "vendor/gmp/*/libgmp.*", "vendor/*.jar"], base: lib).sort
+    shipped = Dir.glob(["*/libfast_random.*", "*/libnetty_tcnative_*", "vendor/gmp/*/libgmp.*", "vendor/*.jar"], base: lib).sort
     assert_equal shipped, recorded.keys.sort
     shipped.each { |path| assert_equal Digest::SHA256.file(File.join(lib, path)).hexdigest, recorded[path], path }
   end
