@@ -7,8 +7,8 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.Collections;
 import java.util.Enumeration;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
@@ -22,7 +22,8 @@ import java.util.zip.ZipInputStream;
  * (per JRuby runtime, usually), collected with it.
  *
  * <p>The jars are files when the gem is installed; where the gem is packaged
- * in a jar or war they are archive entries, read once into memory.
+ * in a jar or war they are archive entries, read once into memory, each
+ * class's bytes let go once it is defined.
  */
 final class EngineClassLoader extends URLClassLoader {
     static {
@@ -36,15 +37,15 @@ final class EngineClassLoader extends URLClassLoader {
 
     private static final String NATIVE = "META-INF/native/";
 
-    /** Class files of the jars that are archive entries, by resource name (empty when they are files). */
+    /** Class files of the jars that are archive entries, by resource name, each dropped once defined (empty when they are files). */
     private final Map<String, byte[]> archived;
 
     /** A loader over the jars at {@code files} (file URLs) and {@code entries} (archive entries' URLs), fast_random's classes from {@code parent}. */
     EngineClassLoader(URL[] files, URL[] entries, ClassLoader parent) throws IOException {
         super(files, parent);
-        Map<String, byte[]> classes = new HashMap<>();
+        Map<String, byte[]> classes = new ConcurrentHashMap<>();
         for (URL entry : entries) readClasses(entry, classes);
-        archived = Collections.unmodifiableMap(classes);
+        archived = classes;
     }
 
     private static void readClasses(URL jar, Map<String, byte[]> into) throws IOException {
@@ -98,7 +99,7 @@ final class EngineClassLoader extends URLClassLoader {
     private Class<?> findOwn(String name) throws ClassNotFoundException {
         String resource = name.replace('.', '/') + ".class";
         if (name.startsWith(FAST_RANDOM_OWN)) return define(name, getParent().getResource(resource));
-        byte[] bytes = archived.get(resource);
+        byte[] bytes = archived.remove(resource); // under the class's loading lock: defined once, the bytes go
         if (bytes != null) return defineClass(name, bytes, 0, bytes.length);
         return findClass(name); // the jars that are files
     }
