@@ -1,10 +1,13 @@
 package org.jruby.ext.fastrandom;
 
+import static org.jruby.ext.fastrandom.Reflection.field;
+import static org.jruby.ext.fastrandom.Reflection.get;
+import static org.jruby.ext.fastrandom.Reflection.method;
+
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
@@ -74,20 +77,6 @@ final class SSLContextFields {
         return new SSLContextFields(loader);
     }
 
-    private static Field field(Class<?> owner, String name, Class<?> expected) throws NoSuchFieldException {
-        Field field = owner.getDeclaredField(name);
-        if (field.getType() != expected || Modifier.isStatic(field.getModifiers())) {
-            throw new NoSuchFieldException(owner.getSimpleName() + "." + name + " is a " + field.getType().getName());
-        }
-        field.setAccessible(true);
-        return field;
-    }
-
-    private static Method method(Class<?> owner, String name, Class<?>... parameters) throws NoSuchMethodException {
-        Method method = owner.getDeclaredMethod(name, parameters);
-        method.setAccessible(true);
-        return method;
-    }
 
     private static Constructor<?> constructor(Class<?> owner, Class<?>... parameters) throws NoSuchMethodException {
         Constructor<?> constructor = owner.getDeclaredConstructor(parameters);
@@ -176,13 +165,6 @@ final class SSLContextFields {
         return (Integer) get(sessionCacheSize, context);
     }
 
-    private static Object get(Field field, Object self) {
-        try {
-            return field.get(self);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e); // made accessible
-        }
-    }
 
     private static Object call(Method method, Object self, Object... args) throws ReflectiveOperationException {
         try {

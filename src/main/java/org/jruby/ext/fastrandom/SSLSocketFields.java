@@ -1,5 +1,9 @@
 package org.jruby.ext.fastrandom;
 
+import static org.jruby.ext.fastrandom.Reflection.get;
+import static org.jruby.ext.fastrandom.Reflection.method;
+import static org.jruby.ext.fastrandom.Reflection.set;
+
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
@@ -107,19 +111,9 @@ final class SSLSocketFields {
     }
 
     private Field field(String name, Class<?> expected) throws NoSuchFieldException {
-        Field field = type.getDeclaredField(name);
-        if (field.getType() != expected || Modifier.isStatic(field.getModifiers())) {
-            throw new NoSuchFieldException(name + " is a " + field.getType().getName());
-        }
-        field.setAccessible(true);
-        return field;
+        return Reflection.field(type, name, expected);
     }
 
-    private static Method method(Class<?> owner, String name, Class<?>... parameters) throws NoSuchMethodException {
-        Method method = owner.getDeclaredMethod(name, parameters);
-        method.setAccessible(true);
-        return method;
-    }
 
     /**
      * The connection behind {@code self} for one call, or null where the
@@ -184,21 +178,6 @@ final class SSLSocketFields {
         }
     }
 
-    private static Object get(Field field, Object self) {
-        try {
-            return field.get(self);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e); // made accessible
-        }
-    }
-
-    private static void set(Field field, Object self, Object value) {
-        try {
-            field.set(self, value);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e); // made accessible
-        }
-    }
 
     /** Calls one of jruby-openssl's own steps, its exceptions (Ruby's, IOExceptions) passed on as they are. */
     private static Object invoke(Method method, Object self, Object... args) throws IOException {
